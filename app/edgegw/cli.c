@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The command language (rte_cmdline), shared by the interactive prompt and
+ * command files. Every command validates all its arguments before it
+ * changes anything; a failing command reports "error: ..." (prefixed with
+ * file:line in a command file) and leaves the state as it was.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmdline.h>
+#include <cmdline_parse.h>
+#include <cmdline_parse_string.h>
+#include <cmdline_rdline.h>
+#include <cmdline_socket.h>
+
+#include "cli.h"
+#include "fwd.h"
+
+/* Longest command line, as the interactive line editor allows (its
+ * RDLINE_BUF_SIZE is 512 and private). */
+#define CLI_LINE_MAX 511
+
+static int cli_rc;               /* status of the command being run */
+static char cli_where[300];      /* "file:line: " while running a file */
+static struct cmdline *cl_term;  /* interactive prompt */
+static struct cmdline *cl_file;  /* command files and egw_cli_run_line() */
+
+static void __rte_format_printf(1, 2)
+cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%serror: ", cli_where);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (cli_rc == 0)
+		cli_rc = -EINVAL;
+}
+
+/* ---- help ---------------------------------------------------------------- */
+
+const struct egw_cli_help egw_cli_help_table[] = {
+	{"general", "help [<topic>]",
+	 "list commands; topics: general, forwarding, ports, config, all"},
+	{"general", "start", "start forwarding with the selected engine"},
+	{"general", "stop", "stop forwarding: workers finish their burst and sleep"},
+	{"general", "quit", "stop forwarding, print the final statistics and exit"},
+	{"forwarding", "set fwd io|mac|rxonly|gateway",
+	 "select the forwarding engine (forwarding must be stopped)"},
+	{"forwarding", "set fwd replay <pcap> [<pps>] [port <N>]",
+	 "transmit the frames of a capture in a loop, at full speed or <pps> frames/s per port"},
+	{"forwarding", "show fwd stats",
+	 "per-port and per-queue fate of received frames: tx, delivered, queued, drops by reason"},
+	{"ports", "show port stats all|<N>",
+	 "NIC counters with Rx/Tx pps and bps since the previous show"},
+	{"ports", "show port xstats <N>", "the driver's extended counters"},
+	{"ports", "clear port stats all|<N>",
+	 "restart the counts shown by the show commands (JSON and telemetry keep totals)"},
+	{"ports", "port role <N> access|uplink|none",
+	 "set the role of a port for the gateway engine (forwarding must be stopped)"},
+	{"config", "show config", "engine, options, ports, lcores and their queues"},
+	{NULL, NULL, NULL},
+};
+
+static const char *const help_topics[] = {"general", "forwarding", "ports", "config", NULL};
+
+static void
+help_print(const char *topic)
+{
+	const struct egw_cli_help *h;
+
+	for (h = egw_cli_help_table; h->topic != NULL; h++)
+		if (topic == NULL || strcmp(h->topic, topic) == 0)
+			printf("  %-42s %s\n", h->syntax, h->text);
+}
+
+struct cmd_res {
+	cmdline_fixed_string_t w[5];
+	cmdline_multi_string_t rest;
+};
+
+#define TOK(i, s) TOKEN_STRING_INITIALIZER(struct cmd_res, w[i], s)
+
+static cmdline_parse_token_string_t t_help = TOK(0, "help");
+static cmdline_parse_token_string_t t_start = TOK(0, "start");
+static cmdline_parse_token_string_t t_stop = TOK(0, "stop");
+static cmdline_parse_token_string_t t_quit = TOK(0, "quit");
+static cmdline_parse_token_string_t t_show = TOK(0, "show");
+static cmdline_parse_token_string_t t_clear = TOK(0, "clear");
+static cmdline_parse_token_string_t t_set = TOK(0, "set");
+static cmdline_parse_token_string_t t_port0 = TOK(0, "port");
+static cmdline_parse_token_string_t t_port1 = TOK(1, "port");
+static cmdline_parse_token_string_t t_fwd1 = TOK(1, "fwd");
+static cmdline_parse_token_string_t t_config1 = TOK(1, "config");
+static cmdline_parse_token_string_t t_role1 = TOK(1, "role");
+static cmdline_parse_token_string_t t_stats2 = TOK(2, "stats");
+static cmdline_parse_token_string_t t_xstats2 = TOK(2, "xstats");
+static cmdline_parse_token_string_t t_any1 = TOK(1, NULL);
+static cmdline_parse_token_string_t t_any2 = TOK(2, NULL);
+static cmdline_parse_token_string_t t_any3 = TOK(3, NULL);
+static cmdline_parse_token_string_t t_rest =
+	TOKEN_STRING_INITIALIZER(struct cmd_res, rest, TOKEN_STRING_MULTI);
+
+static void
+cmd_help(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
+{
+	struct cmd_res *r = pr;
+	const char *topic = data != NULL ? r->w[1] : NULL;
+	unsigned int i;
+
+	if (topic == NULL) {
+		printf("Commands (help <topic> for one group; topics: general, forwarding, ports, config, all):\n");
+		help_print(NULL);
+		return;
+	}
+	if (strcmp(topic, "all") == 0) {
+		help_print(NULL);
+		return;
+	}
+	for (i = 0; help_topics[i] != NULL; i++) {
+		if (strcmp(help_topics[i], topic) == 0) {
+			help_print(topic);
+			return;
+		}
+	}
+	cli_fail("help: unknown topic '%s' (topics: general, forwarding, ports, config, all)",
+		 topic);
+}
+
+static void
+cmd_start(void *pr __rte_unused, struct cmdline *cl __rte_unused, void *data __rte_unused)
+{
+	char err[256];
+
+	if (egw_fwd_start(err, sizeof(err)) < 0)
+		cli_fail("start: %s", err);
+	else
+		printf("Forwarding started (engine %s)\n", egw.engine->name);
+}
+
+static void
+cmd_stop(void *pr __rte_unused, struct cmdline *cl __rte_unused, void *data __rte_unused)
+{
+	if (egw_fwd_stop() < 0) {
+		cli_fail("stop: forwarding is not running");
+		return;
+	}
+	printf("Forwarding stopped\n");
+	egw_show_fwd_stats(stdout);
+}
+
+static void
+cmd_quit(void *pr __rte_unused, struct cmdline *cl, void *data __rte_unused)
+{
+	__atomic_store_n(&egw.quit, 1, __ATOMIC_RELAXED);
+	if (cl == cl_term)
+		cmdline_quit(cl);
+}
+
+/* "all" or a port number; -1 for all */
+static int
+port_or_all(const char *cmd, const char *s, int *port)
+{
+	char err[128];
+	uint16_t p;
+
+	if (strcmp(s, "all") == 0) {
+		*port = -1;
+		return 0;
+	}
+	if (egw_port_parse(s, &p, err, sizeof(err)) < 0) {
+		cli_fail("%s: %s", cmd, err);
+		return -EINVAL;
+	}
+	*port = p;
+	return 0;
+}
+
+static void
+cmd_show_port(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
+{
+	struct cmd_res *r = pr;
+	uint16_t pid;
+	int port;
+
+	if (strcmp(r->w[2], "xstats") == 0) {
+		char err[128];
+		uint16_t p;
+
+		if (egw_port_parse(r->w[3], &p, err, sizeof(err)) < 0) {
+			cli_fail("show port xstats: %s", err);
+			return;
+		}
+		egw_show_port_xstats(stdout, p);
+		return;
+	}
+	if (port_or_all("show port stats", r->w[3], &port) < 0)
+		return;
+	RTE_ETH_FOREACH_DEV(pid)
+		if (port < 0 || port == pid)
+			egw_show_port_stats(stdout, pid);
+}
+
+static void
+cmd_clear_port(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
+{
+	struct cmd_res *r = pr;
+	uint16_t pid;
+	int port;
+
+	if (port_or_all("clear port stats", r->w[3], &port) < 0)
+		return;
+	RTE_ETH_FOREACH_DEV(pid) {
+		if (port < 0 || port == pid) {
+			egw_clear_port_stats(pid);
+			printf("  NIC statistics for port %u cleared\n", pid);
+		}
+	}
+}
+
+static void
+cmd_show_fwd(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
+{
+	struct cmd_res *r = pr;
+
+	if (strcmp(r->w[2], "stats") != 0) {
+		cli_fail("show fwd: unknown '%s' (show fwd stats)", r->w[2]);
+		return;
+	}
+	egw_show_fwd_stats(stdout);
+}
+
+static void
+cmd_show_config(void *pr __rte_unused, struct cmdline *cl __rte_unused, void *data __rte_unused)
+{
+	egw_show_config(stdout);
+}
+
+static void
+cmd_set_fwd(void *pr, struct cmdline *cl __rte_unused, void *data)
+{
+	struct cmd_res *r = pr;
+	char spec[sizeof(r->w[2]) + sizeof(r->rest) + 2];
+	char err[512];
+
+	if (data != NULL)
+		snprintf(spec, sizeof(spec), "%s %s", r->w[2], r->rest);
+	else
+		snprintf(spec, sizeof(spec), "%s", r->w[2]);
+	if (egw_fwd_select(spec, err, sizeof(err)) < 0) {
+		cli_fail("set fwd: %s", err);
+		return;
+	}
+	printf("Set %s packet forwarding mode\n", egw.engine->name);
+}
+
+static void
+cmd_port_role(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
+{
+	struct cmd_res *r = pr;
+	enum egw_port_role role;
+	char err[128];
+	uint16_t p;
+
+	if (egw_port_parse(r->w[2], &p, err, sizeof(err)) < 0) {
+		cli_fail("port role: %s", err);
+		return;
+	}
+	if (strcmp(r->w[3], "access") == 0) {
+		role = EGW_ROLE_ACCESS;
+	} else if (strcmp(r->w[3], "uplink") == 0) {
+		role = EGW_ROLE_UPLINK;
+	} else if (strcmp(r->w[3], "none") == 0) {
+		role = EGW_ROLE_NONE;
+	} else {
+		cli_fail("port role: unknown role '%s' (access, uplink or none)", r->w[3]);
+		return;
+	}
+	if (__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED)) {
+		cli_fail("port role: forwarding is running: stop it first");
+		return;
+	}
+	egw.ports[p].role = role;
+	printf("Port %u role %s\n", p, egw_role_name(role));
+}
+
+#define INST(name, fn, d, help, ...)                                                              \
+	static cmdline_parse_inst_t name = {                                                      \
+		.f = fn,                                                                          \
+		.data = d,                                                                        \
+		.help_str = help,                                                                 \
+		.tokens = {__VA_ARGS__, NULL},                                                    \
+	}
+
+INST(i_help, cmd_help, NULL, "help [<topic>]", (void *)&t_help);
+INST(i_help_topic, cmd_help, (void *)1, "help <topic>", (void *)&t_help, (void *)&t_any1);
+INST(i_start, cmd_start, NULL, "start: start forwarding", (void *)&t_start);
+INST(i_stop, cmd_stop, NULL, "stop: stop forwarding", (void *)&t_stop);
+INST(i_quit, cmd_quit, NULL, "quit: exit edgegw", (void *)&t_quit);
+INST(i_show_port_stats, cmd_show_port, NULL, "show port stats all|<N>", (void *)&t_show,
+     (void *)&t_port1, (void *)&t_stats2, (void *)&t_any3);
+INST(i_show_port_xstats, cmd_show_port, NULL, "show port xstats <N>", (void *)&t_show,
+     (void *)&t_port1, (void *)&t_xstats2, (void *)&t_any3);
+INST(i_clear_port_stats, cmd_clear_port, NULL, "clear port stats all|<N>", (void *)&t_clear,
+     (void *)&t_port1, (void *)&t_stats2, (void *)&t_any3);
+INST(i_show_fwd, cmd_show_fwd, NULL, "show fwd stats", (void *)&t_show, (void *)&t_fwd1,
+     (void *)&t_any2);
+INST(i_show_config, cmd_show_config, NULL, "show config", (void *)&t_show, (void *)&t_config1);
+INST(i_set_fwd, cmd_set_fwd, NULL, "set fwd <engine>", (void *)&t_set, (void *)&t_fwd1,
+     (void *)&t_any2);
+INST(i_set_fwd_args, cmd_set_fwd, (void *)1, "set fwd <engine> <args>", (void *)&t_set,
+     (void *)&t_fwd1, (void *)&t_any2, (void *)&t_rest);
+INST(i_port_role, cmd_port_role, NULL, "port role <N> access|uplink|none", (void *)&t_port0,
+     (void *)&t_role1, (void *)&t_any2, (void *)&t_any3);
+
+static cmdline_parse_ctx_t cli_ctx[] = {
+	&i_help,
+	&i_help_topic,
+	&i_start,
+	&i_stop,
+	&i_quit,
+	&i_show_port_stats,
+	&i_show_port_xstats,
+	&i_clear_port_stats,
+	&i_show_fwd,
+	&i_show_config,
+	&i_set_fwd,
+	&i_set_fwd_args,
+	&i_port_role,
+	NULL,
+};
+
+/* ---- running lines --------------------------------------------------------- */
+
+/* A line that matched nothing: say so, and show the commands that start with
+ * the same word. */
+static void
+cli_nomatch(const char *line, int rc)
+{
+	const struct egw_cli_help *h;
+	char word[32];
+	size_t n;
+	int hints = 0;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	n = strcspn(line, " \t");
+	if (n >= sizeof(word))
+		n = sizeof(word) - 1;
+	memcpy(word, line, n);
+	word[n] = '\0';
+	cli_fail("%s '%s'", rc == CMDLINE_PARSE_AMBIGUOUS ? "ambiguous command" :
+		 "unknown command or bad arguments:", line);
+	for (h = egw_cli_help_table; h->topic != NULL; h++) {
+		if (strncmp(h->syntax, word, n) == 0 && (h->syntax[n] == ' ' || h->syntax[n] == '\0')) {
+			fprintf(stderr, "%s  usage: %s\n", cli_where, h->syntax);
+			hints++;
+		}
+	}
+	if (hints == 0)
+		fprintf(stderr, "%s  type 'help' for the list of commands\n", cli_where);
+}
+
+static int
+cli_exec(struct cmdline *cl, const char *line)
+{
+	int rc;
+
+	cli_rc = 0;
+	rc = cmdline_parse(cl, line);
+	fflush(stdout);
+	if (rc == CMDLINE_PARSE_SUCCESS)
+		return cli_rc;
+	cli_nomatch(line, rc);
+	return -EINVAL;
+}
+
+static struct cmdline *
+file_cmdline(void)
+{
+	if (cl_file == NULL)
+		cl_file = cmdline_new(cli_ctx, "", STDIN_FILENO, STDOUT_FILENO);
+	return cl_file;
+}
+
+int
+egw_cli_run_line(const char *line)
+{
+	struct cmdline *cl = file_cmdline();
+
+	if (cl == NULL)
+		return -ENOMEM;
+	if (strlen(line) > CLI_LINE_MAX) {
+		cli_rc = 0;
+		cli_fail("line longer than %u characters", CLI_LINE_MAX);
+		return -E2BIG;
+	}
+	return cli_exec(cl, line);
+}
+
+int
+egw_cli_run_file(const char *path)
+{
+	char line[1024];
+	unsigned int lineno = 0;
+	FILE *f;
+	int rc = 0;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		fprintf(stderr, "error: --cmdline-file %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		size_t n = strlen(line);
+		const char *p = line;
+
+		lineno++;
+		snprintf(cli_where, sizeof(cli_where), "%s:%u: ", path, lineno);
+		if (n == sizeof(line) - 1 && line[n - 1] != '\n') {
+			cli_rc = 0;
+			cli_fail("line longer than %u characters", CLI_LINE_MAX);
+			rc = -E2BIG;
+			break;
+		}
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0' || *p == '#')
+			continue;
+		rc = egw_cli_run_line(p);
+		if (rc != 0 || __atomic_load_n(&egw.quit, __ATOMIC_RELAXED))
+			break;
+	}
+	if (rc == 0 && ferror(f)) {
+		fprintf(stderr, "error: --cmdline-file %s: read error\n", path);
+		rc = -EIO;
+	}
+	cli_where[0] = '\0';
+	fclose(f);
+	return rc;
+}
+
+/* ---- interactive ------------------------------------------------------------ */
+
+int
+egw_cli_interactive_init(void)
+{
+	cl_term = cmdline_stdin_new(cli_ctx, "edgegw> ");
+	return cl_term != NULL ? 0 : -ENOMEM;
+}
+
+/* Wait up to timeout_ms for input and feed it to the line editor; sleeps
+ * instead of spinning. Returns 1 when the user quit or input ended. */
+int
+egw_cli_interactive_poll(int timeout_ms)
+{
+	struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
+	char buf[256];
+	ssize_t n;
+
+	if (poll(&pfd, 1, timeout_ms) <= 0)
+		return 0;
+	n = read(STDIN_FILENO, buf, sizeof(buf));
+	if (n <= 0)
+		return 1;
+	cli_rc = 0;
+	if (cmdline_in(cl_term, buf, (int)n) < 0)
+		return 1;
+	fflush(stdout);
+	return __atomic_load_n(&egw.quit, __ATOMIC_RELAXED) ? 1 : 0;
+}
+
+void
+egw_cli_interactive_exit(void)
+{
+	if (cl_term != NULL) {
+		cmdline_stdin_exit(cl_term);
+		cl_term = NULL;
+	}
+	if (cl_file != NULL) {
+		cmdline_free(cl_file);
+		cl_file = NULL;
+	}
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * edgegw application state shared by the app's files (not a library API).
+ */
+#ifndef EGW_APP_H
+#define EGW_APP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "egw_eth.h"
+#include "options.h"
+
+/** Largest RX burst (IPsec-MB's IMB_MAX_BURST_SIZE is 128 too). */
+#define EGW_MAX_BURST 128
+/** Most RX queues one worker polls. */
+#define EGW_MAX_WORKER_RXQ 64
+/** Most RX queues per port. */
+#define EGW_MAX_RXQ 16
+
+enum egw_drop {
+#define EGW_DROP(e, n, d) EGW_DROP_##e,
+#include "drop.def"
+#undef EGW_DROP
+	EGW_DROP_MAX
+};
+
+extern const char *const egw_drop_names[EGW_DROP_MAX];
+extern const char *const egw_drop_desc[EGW_DROP_MAX];
+
+/*
+ * Counters are written by exactly one lcore and read by others (stats,
+ * telemetry). Writers use EGW_CNT_ADD, readers EGW_CNT_READ: relaxed atomic
+ * stores and loads, which compile to plain moves on x86 but keep the
+ * cross-thread access defined. No counter is ever written by two lcores.
+ */
+#define EGW_CNT_ADD(c, v) __atomic_store_n(&(c), (c) + (v), __ATOMIC_RELAXED)
+#define EGW_CNT_READ(c) __atomic_load_n(&(c), __ATOMIC_RELAXED)
+
+/** Fate of every frame received on one (port, queue); owned by its worker. */
+struct egw_qstats {
+	uint64_t rx;
+	uint64_t rx_bytes;
+	uint64_t tx;        /**< frames of this queue transmitted (on any port) */
+	uint64_t tx_bytes;
+	uint64_t delivered; /**< handed to a local consumer */
+	uint64_t queued;    /**< handed to the control lcore */
+	uint64_t drop[EGW_DROP_MAX];
+} __rte_cache_aligned;
+
+/** Per-lcore counters not tied to an RX queue. */
+struct egw_lstats {
+	uint64_t loops;
+	uint64_t busy_loops;
+	uint64_t gen_tx;        /**< frames a generator (replay) transmitted */
+	uint64_t gen_tx_bytes;
+	uint64_t gen_drop;      /**< generated frames the TX queue refused */
+	uint64_t gen_nombuf;    /**< generator bursts cut short by an empty mempool */
+	uint64_t tx_out[RTE_MAX_ETHPORTS]; /**< frames sent per egress port */
+} __rte_cache_aligned;
+
+enum egw_port_role {
+	EGW_ROLE_NONE = 0,
+	EGW_ROLE_ACCESS,
+	EGW_ROLE_UPLINK,
+};
+
+const char *egw_role_name(enum egw_port_role r);
+
+/* Display baseline for "show port stats" rates and "clear port stats". */
+struct egw_port_view {
+	uint64_t tsc;
+	struct rte_eth_stats last;  /**< at the previous show, for rates */
+	struct rte_eth_stats zero;  /**< at the last clear */
+	struct egw_qstats fwd_zero; /**< sum over queues at the last clear */
+};
+
+struct egw_port {
+	bool used;
+	uint16_t id;
+	uint16_t nb_rxq;
+	uint16_t nb_txq;
+	uint16_t peer;             /**< io/mac forwarding peer */
+	int socket;
+	enum egw_port_role role;
+	struct egw_eth_port eth;   /**< classifier context (MAC) */
+	char name[RTE_ETH_NAME_MAX_LEN];
+	char driver[32];
+	uint16_t rxq_lcore[EGW_MAX_RXQ];
+	struct egw_qstats *qstats; /**< [nb_rxq], each owned by one worker */
+	struct egw_port_view view;
+};
+
+struct egw_rxq {
+	uint16_t port;
+	uint16_t queue;
+};
+
+struct egw_txbuf {
+	uint16_t n;
+	uint64_t bytes;
+	struct rte_mbuf *pkts[EGW_MAX_BURST];
+};
+
+/** Per-burst scratch of a worker: where each frame of the burst goes. */
+struct egw_burst {
+	struct egw_worker *w;
+	uint16_t port;          /**< ingress port */
+	uint16_t queue;         /**< ingress queue */
+	struct egw_qstats *qs;
+	uint64_t tx_ports;      /**< bitmask of ports with frames in w->tx[] */
+	uint16_t nb_ctrl;
+	uint32_t delivered;
+	uint32_t drop[EGW_DROP_MAX];
+	struct rte_mbuf *ctrl[EGW_MAX_BURST];
+};
+
+enum egw_worker_state {
+	EGW_W_IDLE = 0,
+	EGW_W_RUNNING,
+};
+
+struct egw_worker {
+	unsigned int lcore;
+	uint16_t idx;           /**< also its TX queue on every port */
+	uint16_t nb_rxq;
+	struct egw_rxq rxq[EGW_MAX_WORKER_RXQ];
+	struct rte_ring *ctrl_ring; /**< SPSC ring to the control lcore */
+	int state;              /**< enum egw_worker_state, written by the worker */
+	struct egw_lstats stats;
+	struct egw_burst burst;
+	struct egw_txbuf tx[RTE_MAX_ETHPORTS];
+	void *engine_priv;      /**< per-worker state of the running engine */
+} __rte_cache_aligned;
+
+/** Control lcore: drains the workers' rings. */
+struct egw_control_stats {
+	uint64_t rx;
+	uint64_t by_class[EGW_ETH_CLS_MAX];
+	uint64_t drop[EGW_DROP_MAX];
+} __rte_cache_aligned;
+
+/** A control-path handler for one frame class; consumes (or frees) m. */
+typedef void (*egw_ctrl_fn)(struct rte_mbuf *m);
+
+struct egw_app {
+	struct egw_opts opts;
+	uint16_t nb_ports;
+	struct egw_port ports[RTE_MAX_ETHPORTS];
+	uint16_t nb_workers;
+	struct egw_worker *workers[RTE_MAX_LCORE];
+	unsigned int control_lcore;  /**< main lcore unless --control-lcore */
+	struct rte_mempool *pool[RTE_MAX_NUMA_NODES];
+	const struct egw_fwd_engine *engine;
+	int fwd_running;             /**< written by main, read by workers */
+	int quit;                    /**< set by signals, quit, idle-exit */
+	int workers_quit;
+	uint64_t fwd_start_tsc;
+	struct egw_control_stats ctrl;
+	egw_ctrl_fn ctrl_handler[EGW_ETH_CLS_MAX];
+};
+
+extern struct egw_app egw;
+
+/* ports.c */
+int egw_ports_init(void);
+void egw_ports_close(void);
+int egw_port_parse(const char *s, uint16_t *port, char *err, size_t errlen);
+
+/* worker.c */
+int egw_workers_init(void);
+int egw_workers_launch(void);
+void egw_workers_join(void);
+int egw_fwd_start(char *err, size_t errlen);
+int egw_fwd_stop(void);
+void egw_burst_flush(struct egw_burst *b);
+
+/* control.c */
+int egw_control_init(void);
+unsigned int egw_control_poll(void);
+void egw_control_set_handler(enum egw_eth_class cls, egw_ctrl_fn fn);
+void egw_control_drain(void);
+int egw_control_launch(void);
+
+/* stats.c */
+void egw_qstats_sum(uint16_t port, struct egw_qstats *out);
+uint64_t egw_total_rx(void);
+void egw_show_port_stats(FILE *f, uint16_t port);
+void egw_show_port_xstats(FILE *f, uint16_t port);
+void egw_show_fwd_stats(FILE *f);
+void egw_clear_port_stats(uint16_t port);
+void egw_show_config(FILE *f);
+int egw_stats_json(const char *path);
+bool egw_stats_identity_ok(uint16_t port, const struct egw_qstats *s);
+void egw_stats_print_final(FILE *f);
+
+/* telemetry.c */
+int egw_telemetry_init(void);
+
+/* cli.c */
+int egw_cli_run_file(const char *path);
+int egw_cli_run_line(const char *line);
+int egw_cli_interactive_init(void);
+int egw_cli_interactive_poll(int timeout_ms);
+void egw_cli_interactive_exit(void);
+
+
+#endif /* EGW_APP_H */

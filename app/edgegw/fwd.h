@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Forwarding engines (testpmd's "set fwd") and the per-burst verdict helpers
+ * every engine and stage uses. A frame gets exactly one verdict: transmit on
+ * a port, hand to the control lcore, deliver locally, or drop with a reason.
+ */
+#ifndef EGW_FWD_H
+#define EGW_FWD_H
+
+#include <stddef.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_mbuf.h>
+
+#include "egw.h"
+
+struct egw_fwd_engine {
+	const char *name;
+	const char *args;    /**< argument syntax for "set fwd", "" if none */
+	const char *help;    /**< one line */
+	/** Parse "set fwd <name> <args>" on the main lcore; NULL: takes no
+	 *  arguments. Returns 0 or -errno with a message in err. */
+	int (*configure)(const char *args, char *err, size_t errlen);
+	/** Main lcore, before workers start; 0 or -errno with message. */
+	int (*begin)(char *err, size_t errlen);
+	/** Main lcore, after all workers stopped. */
+	void (*end)(void);
+	/** Worker: a received burst from b->port/b->queue. */
+	void (*rx)(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n);
+	/** Worker: once per poll loop (generators); NULL if unused. */
+	void (*poll)(struct egw_worker *w);
+	/** "show config" detail; NULL if none. */
+	void (*show)(FILE *f);
+};
+
+extern const struct egw_fwd_engine egw_fwd_io;
+extern const struct egw_fwd_engine egw_fwd_mac;
+extern const struct egw_fwd_engine egw_fwd_rxonly;
+extern const struct egw_fwd_engine egw_fwd_replay;
+extern const struct egw_fwd_engine egw_fwd_gateway;
+
+/** NULL-terminated list of engines. */
+extern const struct egw_fwd_engine *const egw_fwd_engines[];
+
+const struct egw_fwd_engine *egw_fwd_find(const char *name);
+
+/**
+ * Select an engine from "<name> [args]" (the text after "set fwd").
+ * Forwarding must be stopped. Returns 0 or -errno with a message.
+ */
+int egw_fwd_select(const char *spec, char *err, size_t errlen);
+
+/** Queue m for transmission on port; sent when the burst is flushed. */
+static inline void
+egw_out_tx(struct egw_burst *b, uint16_t port, struct rte_mbuf *m)
+{
+	struct egw_txbuf *t = &b->w->tx[port];
+
+	t->pkts[t->n++] = m;
+	t->bytes += m->pkt_len;
+	b->tx_ports |= UINT64_C(1) << port;
+}
+
+/** Drop m, counted under reason. */
+static inline void
+egw_out_drop(struct egw_burst *b, struct rte_mbuf *m, enum egw_drop reason)
+{
+	b->drop[reason]++;
+	rte_pktmbuf_free(m);
+}
+
+/** Drop n frames, all under one reason. */
+static inline void
+egw_out_drop_bulk(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n,
+		  enum egw_drop reason)
+{
+	b->drop[reason] += n;
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+/** Hand m to the control lcore (in arrival order). */
+static inline void
+egw_out_ctrl(struct egw_burst *b, struct rte_mbuf *m)
+{
+	b->ctrl[b->nb_ctrl++] = m;
+}
+
+/* Gateway stages: one function per frame class, over a burst of that class. */
+typedef void (*egw_stage_fn)(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n);
+
+/** Install the gateway stage for a frame class (main lcore, forwarding stopped). */
+void egw_gateway_set_stage(enum egw_eth_class cls, egw_stage_fn fn);
+
+#endif /* EGW_FWD_H */

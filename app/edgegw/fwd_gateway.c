@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gateway: classify each burst once (lib/eth), drop what is bad or not for
+ * this station, then hand each frame class to its stage as a burst. Stages
+ * are installed per class with egw_gateway_set_stage(); a new stage never
+ * touches the others. Default stages:
+ *   IPv4, IPv6         -> forward to the port of the other role
+ *                         (access <-> uplink), else drop no_route
+ *   PPPoE, ARP         -> control lcore (in arrival order)
+ *   everything else    -> drop unhandled
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "fwd.h"
+
+#define GW_NO_PORT UINT16_MAX
+
+struct gw_worker {
+	uint16_t n[EGW_ETH_CLS_MAX];
+	struct rte_mbuf *pkts[EGW_ETH_CLS_MAX][EGW_MAX_BURST];
+};
+
+static uint16_t gw_egress[RTE_MAX_ETHPORTS];
+
+static void
+stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t out = gw_egress[b->port];
+	uint16_t i;
+
+	if (out == GW_NO_PORT) {
+		egw_out_drop_bulk(b, pkts, n, EGW_DROP_NO_ROUTE);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		egw_out_tx(b, out, pkts[i]);
+}
+
+static void
+stage_control(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		egw_out_ctrl(b, pkts[i]);
+}
+
+static void
+stage_unhandled(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	egw_out_drop_bulk(b, pkts, n, EGW_DROP_UNHANDLED);
+}
+
+static egw_stage_fn gw_stage[EGW_ETH_CLS_MAX] = {
+	[EGW_ETH_CLS_BAD] = stage_unhandled, /* never called: bad frames drop first */
+	[EGW_ETH_CLS_IPV4] = stage_route,
+	[EGW_ETH_CLS_IPV6] = stage_route,
+	[EGW_ETH_CLS_ARP] = stage_control,
+	[EGW_ETH_CLS_PPPOE_DISC] = stage_control,
+	[EGW_ETH_CLS_PPPOE_SESS] = stage_control,
+	[EGW_ETH_CLS_LLC] = stage_unhandled,
+	[EGW_ETH_CLS_RAW_8023] = stage_unhandled,
+	[EGW_ETH_CLS_VLAN_DEEP] = stage_unhandled,
+	[EGW_ETH_CLS_OTHER] = stage_unhandled,
+};
+
+void
+egw_gateway_set_stage(enum egw_eth_class cls, egw_stage_fn fn)
+{
+	if ((unsigned int)cls < EGW_ETH_CLS_MAX && cls != EGW_ETH_CLS_BAD)
+		gw_stage[cls] = fn != NULL ? fn : stage_unhandled;
+}
+
+static void
+gw_rx(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct gw_worker *g = b->w->engine_priv;
+	uint16_t good, i, c;
+
+	good = egw_eth_classify_burst(&egw.ports[b->port].eth, pkts, n);
+	if (good < n)
+		egw_out_drop_bulk(b, pkts + good, n - good, EGW_DROP_BAD_FRAME);
+
+	for (i = 0; i < good; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct egw_eth_meta *meta = egw_eth_meta(m);
+
+		if (meta->dst == EGW_ETH_DST_OTHERHOST) {
+			egw_out_drop(b, m, EGW_DROP_OTHERHOST);
+			continue;
+		}
+		g->pkts[meta->cls][g->n[meta->cls]++] = m;
+	}
+	for (c = 1; c < EGW_ETH_CLS_MAX; c++) {
+		if (g->n[c] == 0)
+			continue;
+		gw_stage[c](b, g->pkts[c], g->n[c]);
+		g->n[c] = 0;
+	}
+}
+
+static int
+gw_begin(char *err, size_t errlen)
+{
+	uint16_t pid, access = GW_NO_PORT, uplink = GW_NO_PORT, i;
+
+	RTE_ETH_FOREACH_DEV(pid) {
+		if (egw.ports[pid].role == EGW_ROLE_ACCESS && access == GW_NO_PORT)
+			access = pid;
+		if (egw.ports[pid].role == EGW_ROLE_UPLINK && uplink == GW_NO_PORT)
+			uplink = pid;
+	}
+	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
+		gw_egress[i] = GW_NO_PORT;
+		if (!egw.ports[i].used)
+			continue;
+		if (egw.ports[i].role == EGW_ROLE_ACCESS)
+			gw_egress[i] = uplink;
+		else if (egw.ports[i].role == EGW_ROLE_UPLINK)
+			gw_egress[i] = access;
+	}
+	if (access == GW_NO_PORT || uplink == GW_NO_PORT)
+		fprintf(stderr, "warning: gateway: no %s port: IP frames will be dropped as no_route (set 'port role <N> access|uplink')\n",
+			access == GW_NO_PORT ? "access" : "uplink");
+	for (i = 0; i < egw.nb_workers; i++) {
+		struct egw_worker *w = egw.workers[i];
+
+		w->engine_priv = rte_zmalloc_socket("egw_gw", sizeof(struct gw_worker),
+						    RTE_CACHE_LINE_SIZE,
+						    (int)rte_lcore_to_socket_id(w->lcore));
+		if (w->engine_priv == NULL) {
+			snprintf(err, errlen, "gateway: out of memory");
+			while (i-- > 0) {
+				rte_free(egw.workers[i]->engine_priv);
+				egw.workers[i]->engine_priv = NULL;
+			}
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void
+gw_end(void)
+{
+	uint16_t i;
+
+	for (i = 0; i < egw.nb_workers; i++) {
+		rte_free(egw.workers[i]->engine_priv);
+		egw.workers[i]->engine_priv = NULL;
+	}
+}
+
+static void
+gw_show(FILE *f)
+{
+	uint16_t pid;
+
+	RTE_ETH_FOREACH_DEV(pid)
+		fprintf(f, "  gateway: port %u role %s\n", pid,
+			egw_role_name(egw.ports[pid].role));
+}
+
+const struct egw_fwd_engine egw_fwd_gateway = {
+	.name = "gateway",
+	.args = "",
+	.help = "classify, then run the per-class stages (IP between access and uplink roles, PPPoE and ARP to control)",
+	.begin = gw_begin,
+	.end = gw_end,
+	.rx = gw_rx,
+	.show = gw_show,
+};

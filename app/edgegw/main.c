@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * edgegw: DPDK dataplane for the network edge, driven like dpdk-testpmd.
+ *
+ *   edgegw [EAL options] -- [options]
+ *
+ * The main lcore runs the command line, stats and (unless --control-lcore)
+ * the control path; it sleeps in poll() when idle. Workers forward.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_pdump.h>
+
+#include "fwd.h"
+
+struct egw_app egw;
+
+static void
+on_signal(int sig __rte_unused)
+{
+	__atomic_store_n(&egw.quit, 1, __ATOMIC_RELAXED);
+}
+
+static int
+setup_control_lcore(void)
+{
+	int cl = egw.opts.control_lcore;
+
+	if (cl < 0) {
+		egw.control_lcore = rte_get_main_lcore();
+		return 0;
+	}
+	if (cl >= RTE_MAX_LCORE || !rte_lcore_is_enabled((unsigned int)cl) ||
+	    (unsigned int)cl == rte_get_main_lcore()) {
+		fprintf(stderr, "error: --control-lcore %d: not an enabled worker lcore (EAL -l)\n",
+			cl);
+		return -EINVAL;
+	}
+	egw.control_lcore = (unsigned int)cl;
+	return 0;
+}
+
+/* Main lcore loop until quit: command line, control path, periodic stats,
+ * idle exit. */
+static void
+main_loop(void)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	uint64_t next_stats = rte_get_tsc_cycles() + (uint64_t)egw.opts.stats_period * hz;
+	uint64_t last_rx = 0, last_rx_tsc = rte_get_tsc_cycles();
+	const bool ctrl_here = egw.control_lcore == rte_get_main_lcore();
+
+	while (!__atomic_load_n(&egw.quit, __ATOMIC_RELAXED)) {
+		uint64_t now;
+		unsigned int work = 0;
+
+		if (ctrl_here) {
+			unsigned int n, rounds = 0;
+
+			while ((n = egw_control_poll()) != 0 && rounds++ < 64)
+				work += n;
+		}
+		if (egw.opts.interactive) {
+			if (egw_cli_interactive_poll(work ? 0 : 1) != 0)
+				break;
+		} else if (work == 0) {
+			rte_delay_us_sleep(1000);
+		}
+		now = rte_get_tsc_cycles();
+		if (egw.opts.stats_period != 0 && now >= next_stats) {
+			uint16_t pid;
+
+			RTE_ETH_FOREACH_DEV(pid)
+				egw_show_port_stats(stdout, pid);
+			egw_show_fwd_stats(stdout);
+			fflush(stdout);
+			next_stats = now + (uint64_t)egw.opts.stats_period * hz;
+		}
+		if (egw.opts.idle_exit_set && __atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED)) {
+			uint64_t rx = egw_total_rx();
+
+			if (last_rx_tsc < egw.fwd_start_tsc)
+				last_rx_tsc = egw.fwd_start_tsc;
+			if (rx != last_rx) {
+				last_rx = rx;
+				last_rx_tsc = now;
+			} else if ((now - last_rx_tsc) * 1000 / hz >= egw.opts.idle_exit_ms) {
+				printf("edgegw: no frame received for %llu ms: exiting\n",
+				       (unsigned long long)egw.opts.idle_exit_ms);
+				break;
+			}
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	char err[512];
+	int ret, rc, exit_code = 0;
+	bool workers_up = false;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "edgegw: error: EAL initialisation failed: %s\n",
+			rte_strerror(rte_errno));
+		return 2;
+	}
+	argc -= ret;
+	argv += ret;
+
+	rc = egw_opts_parse(argc, argv, &egw.opts, err, sizeof(err));
+	if (rc != 0) {
+		if (rc < 0)
+			fprintf(stderr, "edgegw: error: %s\n", err);
+		rte_eal_cleanup();
+		return rc < 0 ? 2 : 0;
+	}
+	egw.engine = &egw_fwd_io;
+	if (egw_eth_init() < 0 || setup_control_lcore() < 0 || egw_workers_init() < 0 ||
+	    egw_ports_init() < 0) {
+		exit_code = 1;
+		goto out;
+	}
+	if (egw.opts.forward_mode != NULL &&
+	    egw_fwd_select(egw.opts.forward_mode, err, sizeof(err)) < 0) {
+		fprintf(stderr, "edgegw: error: --forward-mode: %s\n", err);
+		exit_code = 2;
+		goto out;
+	}
+	if (egw_workers_launch() < 0 || egw_control_launch() < 0) {
+		exit_code = 1;
+		goto out;
+	}
+	workers_up = true;
+	if (egw_telemetry_init() < 0)
+		fprintf(stderr, "warning: telemetry endpoints not registered\n");
+	rc = rte_pdump_init();
+	if (rc < 0)
+		fprintf(stderr, "warning: pdump not available (dpdk-dumpcap cannot attach): %s\n",
+			rte_strerror(rte_errno));
+
+	if (egw.opts.cmdline_file != NULL) {
+		rc = egw_cli_run_file(egw.opts.cmdline_file);
+		if (rc != 0) {
+			fprintf(stderr, "edgegw: %s: stopped at the first error\n",
+				egw.opts.cmdline_file);
+			exit_code = 1;
+			goto out;
+		}
+	}
+	if ((egw.opts.auto_start || !egw.opts.interactive) &&
+	    !__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&egw.quit, __ATOMIC_RELAXED)) {
+		if (egw_fwd_start(err, sizeof(err)) < 0) {
+			fprintf(stderr, "edgegw: error: start: %s\n", err);
+			exit_code = 1;
+			goto out;
+		}
+		printf("edgegw: forwarding started (engine %s)%s\n", egw.engine->name,
+		       egw.opts.interactive ? "" : "; Ctrl-C or SIGTERM to quit");
+	}
+	if (egw.opts.interactive && egw_cli_interactive_init() < 0) {
+		fprintf(stderr, "edgegw: error: cannot open the command line\n");
+		exit_code = 1;
+		goto out;
+	}
+	main_loop();
+out:
+	if (workers_up) {
+		egw_workers_join();
+		egw_control_drain();
+		egw_stats_print_final(stdout);
+		if (egw.opts.stats_json != NULL && egw_stats_json(egw.opts.stats_json) < 0)
+			exit_code = exit_code ? exit_code : 1;
+	}
+	egw_cli_interactive_exit();
+	rte_pdump_uninit();
+	egw_ports_close();
+	rte_eal_cleanup();
+	return exit_code;
+}

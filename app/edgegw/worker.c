@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Worker lcores: each owns a set of (port, RX queue) pairs and TX queue
+ * 'idx' on every port, and runs the engine to completion on each burst.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+
+#include "fwd.h"
+
+static_assert(RTE_MAX_ETHPORTS <= 64, "egw_burst.tx_ports is a 64-bit mask");
+
+int
+egw_workers_init(void)
+{
+	unsigned int lcore;
+
+	egw.nb_workers = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		struct egw_worker *w;
+
+		if (lcore == egw.control_lcore)
+			continue;
+		w = rte_zmalloc_socket("egw_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
+				       (int)rte_lcore_to_socket_id(lcore));
+		if (w == NULL)
+			return -ENOMEM;
+		w->lcore = lcore;
+		w->idx = egw.nb_workers;
+		w->burst.w = w;
+		egw.workers[egw.nb_workers++] = w;
+	}
+	if (egw.nb_workers == 0) {
+		fprintf(stderr, "error: no worker lcore: give EAL at least two lcores (e.g. -l 0,1); the main%s lcore does not forward\n",
+			egw.opts.control_lcore >= 0 ? " and control" : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Spread the (port, queue) pairs over the workers, round robin. Called after
+ * the ports are up (their queue counts depend on the worker count). */
+static int
+workers_assign(void)
+{
+	uint16_t pid, q, next = 0;
+
+	RTE_ETH_FOREACH_DEV(pid) {
+		struct egw_port *p = &egw.ports[pid];
+
+		for (q = 0; q < p->nb_rxq; q++) {
+			struct egw_worker *w = egw.workers[next];
+
+			if (w->nb_rxq == EGW_MAX_WORKER_RXQ) {
+				fprintf(stderr, "error: more than %u RX queues on one worker\n",
+					EGW_MAX_WORKER_RXQ);
+				return -E2BIG;
+			}
+			w->rxq[w->nb_rxq].port = pid;
+			w->rxq[w->nb_rxq].queue = q;
+			w->nb_rxq++;
+			p->rxq_lcore[q] = (uint16_t)w->lcore;
+			next = (uint16_t)((next + 1) % egw.nb_workers);
+		}
+	}
+	return 0;
+}
+
+void
+egw_burst_flush(struct egw_burst *b)
+{
+	struct egw_worker *w = b->w;
+	struct egw_qstats *qs = b->qs;
+	uint64_t mask = b->tx_ports;
+	uint64_t tx = 0, tx_bytes = 0;
+	unsigned int r;
+
+	while (mask != 0) {
+		uint16_t port = (uint16_t)__builtin_ctzll(mask);
+		struct egw_txbuf *t = &w->tx[port];
+		uint16_t sent;
+
+		mask &= mask - 1;
+		sent = rte_eth_tx_burst(port, w->idx, t->pkts, t->n);
+		if (unlikely(sent < t->n)) {
+			uint16_t i;
+
+			for (i = sent; i < t->n; i++)
+				t->bytes -= t->pkts[i]->pkt_len;
+			b->drop[EGW_DROP_TX_FULL] += t->n - sent;
+			rte_pktmbuf_free_bulk(&t->pkts[sent], t->n - sent);
+		}
+		tx += sent;
+		tx_bytes += t->bytes;
+		EGW_CNT_ADD(w->stats.tx_out[port], sent);
+		t->n = 0;
+		t->bytes = 0;
+	}
+	b->tx_ports = 0;
+
+	if (b->nb_ctrl != 0) {
+		unsigned int q = rte_ring_enqueue_burst(w->ctrl_ring, (void **)b->ctrl,
+							b->nb_ctrl, NULL);
+
+		if (unlikely(q < b->nb_ctrl)) {
+			b->drop[EGW_DROP_CTRL_FULL] += b->nb_ctrl - q;
+			rte_pktmbuf_free_bulk(&b->ctrl[q], b->nb_ctrl - q);
+		}
+		EGW_CNT_ADD(qs->queued, q);
+		b->nb_ctrl = 0;
+	}
+
+	if (tx != 0) {
+		EGW_CNT_ADD(qs->tx, tx);
+		EGW_CNT_ADD(qs->tx_bytes, tx_bytes);
+	}
+	if (b->delivered != 0) {
+		EGW_CNT_ADD(qs->delivered, b->delivered);
+		b->delivered = 0;
+	}
+	for (r = 0; r < EGW_DROP_MAX; r++) {
+		if (b->drop[r] != 0) {
+			EGW_CNT_ADD(qs->drop[r], b->drop[r]);
+			b->drop[r] = 0;
+		}
+	}
+}
+
+static void
+worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
+{
+	struct rte_mbuf *pkts[EGW_MAX_BURST];
+	struct egw_burst *b = &w->burst;
+	const uint16_t burst = egw.opts.burst;
+
+	/* pairs with the store in egw_fwd_stop(); seq_cst with the state store
+	 * in worker_main() so that stop never misses a worker entering the loop
+	 * (a plain load on x86) */
+	while (__atomic_load_n(&egw.fwd_running, __ATOMIC_SEQ_CST)) {
+		uint16_t i;
+		bool busy = false;
+
+		for (i = 0; i < w->nb_rxq; i++) {
+			uint16_t port = w->rxq[i].port, queue = w->rxq[i].queue;
+			struct egw_qstats *qs = &egw.ports[port].qstats[queue];
+			uint64_t bytes = 0;
+			uint16_t n, k;
+
+			n = rte_eth_rx_burst(port, queue, pkts, burst);
+			if (n == 0)
+				continue;
+			busy = true;
+			for (k = 0; k < n; k++)
+				bytes += pkts[k]->pkt_len;
+			EGW_CNT_ADD(qs->rx, n);
+			EGW_CNT_ADD(qs->rx_bytes, bytes);
+			b->port = port;
+			b->queue = queue;
+			b->qs = qs;
+			e->rx(b, pkts, n);
+			egw_burst_flush(b);
+		}
+		if (e->poll != NULL)
+			e->poll(w);
+		EGW_CNT_ADD(w->stats.loops, 1);
+		if (busy)
+			EGW_CNT_ADD(w->stats.busy_loops, 1);
+	}
+}
+
+static int
+worker_main(void *arg)
+{
+	struct egw_worker *w = arg;
+
+	while (!__atomic_load_n(&egw.workers_quit, __ATOMIC_ACQUIRE)) {
+		/* pairs with the release store in egw_fwd_start(): the engine
+		 * pointer and its state are visible once fwd_running is */
+		if (__atomic_load_n(&egw.fwd_running, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&w->state, EGW_W_RUNNING, __ATOMIC_SEQ_CST);
+			worker_fwd_loop(w, egw.engine);
+			/* pairs with the acquire load in egw_fwd_stop() */
+			__atomic_store_n(&w->state, EGW_W_IDLE, __ATOMIC_RELEASE);
+			continue;
+		}
+		rte_delay_us_sleep(1000); /* idle workers must not spin */
+	}
+	return 0;
+}
+
+int
+egw_workers_launch(void)
+{
+	uint16_t i;
+	int rc;
+
+	rc = workers_assign();
+	if (rc != 0)
+		return rc;
+	for (i = 0; i < egw.nb_workers; i++) {
+		struct egw_worker *w = egw.workers[i];
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), "egw_ctrl_w%u", w->idx);
+		w->ctrl_ring = rte_ring_create(name, 1024, (int)rte_lcore_to_socket_id(w->lcore),
+					       RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (w->ctrl_ring == NULL) {
+			fprintf(stderr, "error: ring %s: %s\n", name, rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	for (i = 0; i < egw.nb_workers; i++) {
+		rc = rte_eal_remote_launch(worker_main, egw.workers[i], egw.workers[i]->lcore);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+egw_fwd_start(char *err, size_t errlen)
+{
+	int rc;
+
+	if (__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED)) {
+		snprintf(err, errlen, "forwarding is already running");
+		return -EALREADY;
+	}
+	if (egw.engine->begin != NULL) {
+		rc = egw.engine->begin(err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	egw.fwd_start_tsc = rte_get_tsc_cycles();
+	/* pairs with the acquire loads in worker_main() */
+	__atomic_store_n(&egw.fwd_running, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+egw_fwd_stop(void)
+{
+	uint16_t i;
+
+	if (!__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED))
+		return -EALREADY;
+	/* seq_cst store then seq_cst loads of the worker states: a worker
+	 * either sees fwd_running == 0 in its loop or is seen RUNNING here */
+	__atomic_store_n(&egw.fwd_running, 0, __ATOMIC_SEQ_CST);
+	for (i = 0; i < egw.nb_workers; i++) {
+		/* pairs with the stores in worker_main() */
+		while (__atomic_load_n(&egw.workers[i]->state, __ATOMIC_SEQ_CST) != EGW_W_IDLE)
+			rte_delay_us_sleep(100);
+	}
+	if (egw.engine->end != NULL)
+		egw.engine->end();
+	return 0;
+}
+
+void
+egw_workers_join(void)
+{
+	uint16_t i;
+
+	if (__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED))
+		egw_fwd_stop();
+	__atomic_store_n(&egw.workers_quit, 1, __ATOMIC_RELEASE);
+	rte_eal_mp_wait_lcore();
+	for (i = 0; i < egw.nb_workers; i++) {
+		rte_ring_free(egw.workers[i]->ctrl_ring);
+		egw.workers[i]->ctrl_ring = NULL;
+	}
+}
