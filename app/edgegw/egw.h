@@ -166,9 +166,19 @@ struct egw_app {
 	uint64_t fwd_start_tsc;
 	struct egw_control_stats ctrl;
 	egw_ctrl_fn ctrl_handler[EGW_ETH_CLS_MAX];
+	bool launched;               /**< worker (and control) lcores launched */
+	bool pdump;
 };
 
 extern struct egw_app egw;
+
+/* app.c */
+/** Bring up lcore roles, ports, workers, control, telemetry, pdump. */
+int egw_app_init(void);
+/** Stop forwarding, join the lcores, drain the control rings. */
+void egw_app_stop(void);
+/** egw_app_stop(), then close the ports. */
+void egw_app_fini(void);
 
 /* ports.c */
 int egw_ports_init(void);

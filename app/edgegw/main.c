@@ -18,35 +18,13 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
-#include <rte_pdump.h>
 
 #include "fwd.h"
-
-struct egw_app egw;
 
 static void
 on_signal(int sig __rte_unused)
 {
 	__atomic_store_n(&egw.quit, 1, __ATOMIC_RELAXED);
-}
-
-static int
-setup_control_lcore(void)
-{
-	int cl = egw.opts.control_lcore;
-
-	if (cl < 0) {
-		egw.control_lcore = rte_get_main_lcore();
-		return 0;
-	}
-	if (cl >= RTE_MAX_LCORE || !rte_lcore_is_enabled((unsigned int)cl) ||
-	    (unsigned int)cl == rte_get_main_lcore()) {
-		fprintf(stderr, "error: --control-lcore %d: not an enabled worker lcore (EAL -l)\n",
-			cl);
-		return -EINVAL;
-	}
-	egw.control_lcore = (unsigned int)cl;
-	return 0;
 }
 
 /* Main lcore loop until quit: command line, control path, periodic stats,
@@ -107,7 +85,6 @@ main(int argc, char **argv)
 {
 	char err[512];
 	int ret, rc, exit_code = 0;
-	bool workers_up = false;
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -129,9 +106,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return rc < 0 ? 2 : 0;
 	}
-	egw.engine = &egw_fwd_io;
-	if (egw_eth_init() < 0 || setup_control_lcore() < 0 || egw_workers_init() < 0 ||
-	    egw_ports_init() < 0) {
+	if (egw_app_init() < 0) {
 		exit_code = 1;
 		goto out;
 	}
@@ -141,18 +116,6 @@ main(int argc, char **argv)
 		exit_code = 2;
 		goto out;
 	}
-	if (egw_workers_launch() < 0 || egw_control_launch() < 0) {
-		exit_code = 1;
-		goto out;
-	}
-	workers_up = true;
-	if (egw_telemetry_init() < 0)
-		fprintf(stderr, "warning: telemetry endpoints not registered\n");
-	rc = rte_pdump_init();
-	if (rc < 0)
-		fprintf(stderr, "warning: pdump not available (dpdk-dumpcap cannot attach): %s\n",
-			rte_strerror(rte_errno));
-
 	if (egw.opts.cmdline_file != NULL) {
 		rc = egw_cli_run_file(egw.opts.cmdline_file);
 		if (rc != 0) {
@@ -180,16 +143,14 @@ main(int argc, char **argv)
 	}
 	main_loop();
 out:
-	if (workers_up) {
-		egw_workers_join();
-		egw_control_drain();
+	if (egw.launched) {
+		egw_app_stop();
 		egw_stats_print_final(stdout);
 		if (egw.opts.stats_json != NULL && egw_stats_json(egw.opts.stats_json) < 0)
 			exit_code = exit_code ? exit_code : 1;
 	}
 	egw_cli_interactive_exit();
-	rte_pdump_uninit();
-	egw_ports_close();
+	egw_app_fini();
 	rte_eal_cleanup();
 	return exit_code;
 }
