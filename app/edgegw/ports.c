@@ -59,6 +59,24 @@ pool_for_socket(int socket)
 	return egw.pool[s];
 }
 
+/* Warn when the descriptors alone can hold more mbufs than the pool has:
+ * RX would then starve (rx_nombuf) under load. */
+static void
+pool_check(void)
+{
+	uint64_t need = (uint64_t)egw.nb_workers * (egw.opts.burst + 256);
+	uint16_t pid;
+
+	RTE_ETH_FOREACH_DEV(pid) {
+		const struct egw_port *p = &egw.ports[pid];
+
+		need += (uint64_t)p->nb_rxq * egw.opts.rxd + (uint64_t)p->nb_txq * egw.opts.txd;
+	}
+	if (need > egw.opts.mbufs)
+		fprintf(stderr, "warning: --mbufs %u is less than the %" PRIu64 " that the RX/TX rings and lcore caches can hold: RX may run out of mbufs (rx_nombuf)\n",
+			egw.opts.mbufs, need);
+}
+
 static int
 port_init(uint16_t pid)
 {
@@ -180,6 +198,7 @@ egw_ports_init(void)
 		fprintf(stderr, "error: no ports: give a NIC (-a PCI) or a vdev (--vdev net_pcap0,...)\n");
 		return -ENODEV;
 	}
+	pool_check();
 	/* io/mac pairs as testpmd: 0<->1, 2<->3; an odd last port loops to itself */
 	RTE_ETH_FOREACH_DEV(pid) {
 		uint16_t peer = (pid % 2 == 0) ? pid + 1 : pid - 1;
