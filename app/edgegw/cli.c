@@ -373,12 +373,22 @@ cli_nomatch(const char *line, int rc)
 static int
 cli_exec(struct cmdline *cl, const char *line)
 {
+	char buf[CLI_LINE_MAX + 2];
+	size_t len = strlen(line);
 	int rc;
 
+	/* cmdline_parse() only runs a complete line: without its end-of-line
+	 * it returns 0 ("incomplete") and calls nothing. On a match it returns
+	 * the parsed length (>= 0), not CMDLINE_PARSE_SUCCESS. */
+	if (len > CLI_LINE_MAX)
+		len = CLI_LINE_MAX;
+	memcpy(buf, line, len);
+	buf[len] = '\n';
+	buf[len + 1] = '\0';
 	cli_rc = 0;
-	rc = cmdline_parse(cl, line);
+	rc = cmdline_parse(cl, buf);
 	fflush(stdout);
-	if (rc == CMDLINE_PARSE_SUCCESS)
+	if (rc >= 0)
 		return cli_rc;
 	cli_nomatch(line, rc);
 	return -EINVAL;
