@@ -26,13 +26,12 @@
  * RDLINE_BUF_SIZE is 512 and private). */
 #define CLI_LINE_MAX 511
 
-static int cli_rc;               /* status of the command being run */
-static char cli_where[300];      /* "file:line: " while running a file */
-static struct cmdline *cl_term;  /* interactive prompt */
-static struct cmdline *cl_file;  /* command files and egw_cli_run_line() */
+static int cli_rc;              /* status of the command being run */
+static char cli_where[300];     /* "file:line: " while running a file */
+static struct cmdline *cl_term; /* interactive prompt */
+static struct cmdline *cl_file; /* command files and egw_cli_run_line() */
 
-static void __rte_format_printf(1, 2)
-cli_fail(const char *fmt, ...)
+static void __rte_format_printf(1, 2) cli_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -118,7 +117,8 @@ cmd_help(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 	unsigned int i;
 
 	if (topic == NULL) {
-		printf("Commands (help <topic> for one group; topics: general, forwarding, ports, config, all):\n");
+		printf("Commands (help <topic> for one group; topics: general, forwarding, ports, "
+		       "config, all):\n");
 		help_print(NULL);
 		return;
 	}
@@ -205,7 +205,7 @@ cmd_show_port(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused
 	}
 	if (port_or_all("show port stats", r->w[3], &port) < 0)
 		return;
-	RTE_ETH_FOREACH_DEV(pid)
+	RTE_ETH_FOREACH_DEV (pid)
 		if (port < 0 || port == pid)
 			egw_show_port_stats(stdout, pid);
 }
@@ -219,7 +219,7 @@ cmd_clear_port(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unuse
 
 	if (port_or_all("clear port stats", r->w[3], &port) < 0)
 		return;
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		if (port < 0 || port == pid) {
 			egw_clear_port_stats(pid);
 			printf("  NIC statistics for port %u cleared\n", pid);
@@ -293,12 +293,12 @@ cmd_port_role(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused
 	printf("Port %u role %s\n", p, egw_role_name(role));
 }
 
-#define INST(name, fn, d, help, ...)                                                              \
-	static cmdline_parse_inst_t name = {                                                      \
-		.f = fn,                                                                          \
-		.data = d,                                                                        \
-		.help_str = help,                                                                 \
-		.tokens = {__VA_ARGS__, NULL},                                                    \
+#define INST(name, fn, d, help, ...)           \
+	static cmdline_parse_inst_t name = {   \
+		.f = fn,                       \
+		.data = d,                     \
+		.help_str = help,              \
+		.tokens = {__VA_ARGS__, NULL}, \
 	}
 
 INST(i_help, cmd_help, NULL, "help [<topic>]", (void *)&t_help);
@@ -358,10 +358,13 @@ cli_nomatch(const char *line, int rc)
 		n = sizeof(word) - 1;
 	memcpy(word, line, n);
 	word[n] = '\0';
-	cli_fail("%s '%s'", rc == CMDLINE_PARSE_AMBIGUOUS ? "ambiguous command" :
-		 "unknown command or bad arguments:", line);
+	cli_fail("%s '%s'",
+		 rc == CMDLINE_PARSE_AMBIGUOUS ? "ambiguous command"
+					       : "unknown command or bad arguments:",
+		 line);
 	for (h = egw_cli_help_table; h->topic != NULL; h++) {
-		if (strncmp(h->syntax, word, n) == 0 && (h->syntax[n] == ' ' || h->syntax[n] == '\0')) {
+		if (strncmp(h->syntax, word, n) == 0 &&
+		    (h->syntax[n] == ' ' || h->syntax[n] == '\0')) {
 			fprintf(stderr, "%s  usage: %s\n", cli_where, h->syntax);
 			hints++;
 		}

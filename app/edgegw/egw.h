@@ -49,7 +49,7 @@ extern const char *const egw_drop_desc[EGW_DROP_MAX];
 struct egw_qstats {
 	uint64_t rx;
 	uint64_t rx_bytes;
-	uint64_t tx;        /**< frames of this queue transmitted (on any port) */
+	uint64_t tx; /**< frames of this queue transmitted (on any port) */
 	uint64_t tx_bytes;
 	uint64_t delivered; /**< handed to a local consumer */
 	uint64_t queued;    /**< handed to the control lcore */
@@ -60,10 +60,10 @@ struct egw_qstats {
 struct egw_lstats {
 	uint64_t loops;
 	uint64_t busy_loops;
-	uint64_t gen_tx;        /**< frames a generator (replay) transmitted */
+	uint64_t gen_tx; /**< frames a generator (replay) transmitted */
 	uint64_t gen_tx_bytes;
-	uint64_t gen_drop;      /**< generated frames the TX queue refused */
-	uint64_t gen_nombuf;    /**< generator bursts cut short by an empty mempool */
+	uint64_t gen_drop;                 /**< generated frames the TX queue refused */
+	uint64_t gen_nombuf;               /**< generator bursts cut short by an empty mempool */
 	uint64_t tx_out[RTE_MAX_ETHPORTS]; /**< frames sent per egress port */
 } __rte_cache_aligned;
 
@@ -88,10 +88,10 @@ struct egw_port {
 	uint16_t id;
 	uint16_t nb_rxq;
 	uint16_t nb_txq;
-	uint16_t peer;             /**< io/mac forwarding peer */
+	uint16_t peer; /**< io/mac forwarding peer */
 	int socket;
 	enum egw_port_role role;
-	struct egw_eth_port eth;   /**< classifier context (MAC) */
+	struct egw_eth_port eth; /**< classifier context (MAC) */
 	char name[RTE_ETH_NAME_MAX_LEN];
 	char driver[32];
 	uint16_t rxq_lcore[EGW_MAX_RXQ];
@@ -113,10 +113,10 @@ struct egw_txbuf {
 /** Per-burst scratch of a worker: where each frame of the burst goes. */
 struct egw_burst {
 	struct egw_worker *w;
-	uint16_t port;          /**< ingress port */
-	uint16_t queue;         /**< ingress queue */
+	uint16_t port;  /**< ingress port */
+	uint16_t queue; /**< ingress queue */
 	struct egw_qstats *qs;
-	uint64_t tx_ports;      /**< bitmask of ports with frames in w->tx[] */
+	uint64_t tx_ports; /**< bitmask of ports with frames in w->tx[] */
 	uint16_t nb_ctrl;
 	uint32_t delivered;
 	uint32_t drop[EGW_DROP_MAX];
@@ -130,15 +130,15 @@ enum egw_worker_state {
 
 struct egw_worker {
 	unsigned int lcore;
-	uint16_t idx;           /**< also its TX queue on every port */
+	uint16_t idx; /**< also its TX queue on every port */
 	uint16_t nb_rxq;
 	struct egw_rxq rxq[EGW_MAX_WORKER_RXQ];
 	struct rte_ring *ctrl_ring; /**< SPSC ring to the control lcore */
-	int state;              /**< enum egw_worker_state, written by the worker */
+	int state;                  /**< enum egw_worker_state, written by the worker */
 	struct egw_lstats stats;
 	struct egw_burst burst;
 	struct egw_txbuf tx[RTE_MAX_ETHPORTS];
-	void *engine_priv;      /**< per-worker state of the running engine */
+	void *engine_priv; /**< per-worker state of the running engine */
 } __rte_cache_aligned;
 
 /** Control lcore: drains the workers' rings. */
@@ -157,16 +157,16 @@ struct egw_app {
 	struct egw_port ports[RTE_MAX_ETHPORTS];
 	uint16_t nb_workers;
 	struct egw_worker *workers[RTE_MAX_LCORE];
-	unsigned int control_lcore;  /**< main lcore unless --control-lcore */
+	unsigned int control_lcore; /**< main lcore unless --control-lcore */
 	struct rte_mempool *pool[RTE_MAX_NUMA_NODES];
 	const struct egw_fwd_engine *engine;
-	int fwd_running;             /**< written by main, read by workers */
-	int quit;                    /**< set by signals, quit, idle-exit */
+	int fwd_running; /**< written by main, read by workers */
+	int quit;        /**< set by signals, quit, idle-exit */
 	int workers_quit;
 	uint64_t fwd_start_tsc;
 	struct egw_control_stats ctrl;
 	egw_ctrl_fn ctrl_handler[EGW_ETH_CLS_MAX];
-	bool launched;               /**< worker (and control) lcores launched */
+	bool launched; /**< worker (and control) lcores launched */
 	bool pdump;
 };
 
@@ -221,6 +221,5 @@ int egw_cli_run_line(const char *line);
 int egw_cli_interactive_init(void);
 int egw_cli_interactive_poll(int timeout_ms);
 void egw_cli_interactive_exit(void);
-
 
 #endif /* EGW_APP_H */

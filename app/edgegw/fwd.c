@@ -5,12 +5,7 @@
 #include "fwd.h"
 
 const struct egw_fwd_engine *const egw_fwd_engines[] = {
-	&egw_fwd_io,
-	&egw_fwd_mac,
-	&egw_fwd_rxonly,
-	&egw_fwd_replay,
-	&egw_fwd_gateway,
-	NULL,
+	&egw_fwd_io, &egw_fwd_mac, &egw_fwd_rxonly, &egw_fwd_replay, &egw_fwd_gateway, NULL,
 };
 
 const struct egw_fwd_engine *

@@ -16,8 +16,8 @@
 
 struct egw_fwd_engine {
 	const char *name;
-	const char *args;    /**< argument syntax for "set fwd", "" if none */
-	const char *help;    /**< one line */
+	const char *args; /**< argument syntax for "set fwd", "" if none */
+	const char *help; /**< one line */
 	/** Parse "set fwd <name> <args>" on the main lcore; NULL: takes no
 	 *  arguments. Returns 0 or -errno with a message in err. */
 	int (*configure)(const char *args, char *err, size_t errlen);
@@ -71,8 +71,7 @@ egw_out_drop(struct egw_burst *b, struct rte_mbuf *m, enum egw_drop reason)
 
 /** Drop n frames, all under one reason. */
 static inline void
-egw_out_drop_bulk(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n,
-		  enum egw_drop reason)
+egw_out_drop_bulk(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw_drop reason)
 {
 	b->drop[reason] += n;
 	rte_pktmbuf_free_bulk(pkts, n);

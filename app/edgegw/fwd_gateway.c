@@ -56,14 +56,10 @@ stage_unhandled(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 
 static egw_stage_fn gw_stage[EGW_ETH_CLS_MAX] = {
 	[EGW_ETH_CLS_BAD] = stage_unhandled, /* never called: bad frames drop first */
-	[EGW_ETH_CLS_IPV4] = stage_route,
-	[EGW_ETH_CLS_IPV6] = stage_route,
-	[EGW_ETH_CLS_ARP] = stage_control,
-	[EGW_ETH_CLS_PPPOE_DISC] = stage_control,
-	[EGW_ETH_CLS_PPPOE_SESS] = stage_control,
-	[EGW_ETH_CLS_LLC] = stage_unhandled,
-	[EGW_ETH_CLS_RAW_8023] = stage_unhandled,
-	[EGW_ETH_CLS_VLAN_DEEP] = stage_unhandled,
+	[EGW_ETH_CLS_IPV4] = stage_route,         [EGW_ETH_CLS_IPV6] = stage_route,
+	[EGW_ETH_CLS_ARP] = stage_control,        [EGW_ETH_CLS_PPPOE_DISC] = stage_control,
+	[EGW_ETH_CLS_PPPOE_SESS] = stage_control, [EGW_ETH_CLS_LLC] = stage_unhandled,
+	[EGW_ETH_CLS_RAW_8023] = stage_unhandled, [EGW_ETH_CLS_VLAN_DEEP] = stage_unhandled,
 	[EGW_ETH_CLS_OTHER] = stage_unhandled,
 };
 
@@ -107,7 +103,7 @@ gw_begin(char *err, size_t errlen)
 {
 	uint16_t pid, access = GW_NO_PORT, uplink = GW_NO_PORT, i;
 
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		if (egw.ports[pid].role == EGW_ROLE_ACCESS && access == GW_NO_PORT)
 			access = pid;
 		if (egw.ports[pid].role == EGW_ROLE_UPLINK && uplink == GW_NO_PORT)
@@ -123,14 +119,16 @@ gw_begin(char *err, size_t errlen)
 			gw_egress[i] = access;
 	}
 	if (access == GW_NO_PORT || uplink == GW_NO_PORT)
-		fprintf(stderr, "warning: gateway: no %s port: IP frames will be dropped as no_route (set 'port role <N> access|uplink')\n",
+		fprintf(stderr,
+			"warning: gateway: no %s port: IP frames will be dropped as no_route (set "
+			"'port role <N> access|uplink')\n",
 			access == GW_NO_PORT ? "access" : "uplink");
 	for (i = 0; i < egw.nb_workers; i++) {
 		struct egw_worker *w = egw.workers[i];
 
-		w->engine_priv = rte_zmalloc_socket("egw_gw", sizeof(struct gw_worker),
-						    RTE_CACHE_LINE_SIZE,
-						    (int)rte_lcore_to_socket_id(w->lcore));
+		w->engine_priv =
+			rte_zmalloc_socket("egw_gw", sizeof(struct gw_worker), RTE_CACHE_LINE_SIZE,
+					   (int)rte_lcore_to_socket_id(w->lcore));
 		if (w->engine_priv == NULL) {
 			snprintf(err, errlen, "gateway: out of memory");
 			while (i-- > 0) {
@@ -159,15 +157,15 @@ gw_show(FILE *f)
 {
 	uint16_t pid;
 
-	RTE_ETH_FOREACH_DEV(pid)
-		fprintf(f, "  gateway: port %u role %s\n", pid,
-			egw_role_name(egw.ports[pid].role));
+	RTE_ETH_FOREACH_DEV (pid)
+		fprintf(f, "  gateway: port %u role %s\n", pid, egw_role_name(egw.ports[pid].role));
 }
 
 const struct egw_fwd_engine egw_fwd_gateway = {
 	.name = "gateway",
 	.args = "",
-	.help = "classify, then run the per-class stages (IP between access and uplink roles, PPPoE and ARP to control)",
+	.help = "classify, then run the per-class stages (IP between access and uplink roles, "
+		"PPPoE and ARP to control)",
 	.begin = gw_begin,
 	.end = gw_end,
 	.rx = gw_rx,

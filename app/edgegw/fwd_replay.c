@@ -29,8 +29,8 @@ struct replay_frame {
 
 struct replay_cfg {
 	char path[256];
-	uint64_t pps;           /* 0 = full speed */
-	int port;               /* -1 = every port */
+	uint64_t pps; /* 0 = full speed */
+	int port;     /* -1 = every port */
 	uint32_t nb_frames;
 	uint64_t bytes;
 	uint8_t *data;
@@ -82,8 +82,8 @@ load_pcap(struct replay_cfg *c, char *err, size_t errlen)
 		return -ENOENT;
 	}
 	if (pcap_datalink(pc) != DLT_EN10MB) {
-		snprintf(err, errlen, "replay: %s: not an Ethernet capture (link type %d)",
-			 c->path, pcap_datalink(pc));
+		snprintf(err, errlen, "replay: %s: not an Ethernet capture (link type %d)", c->path,
+			 pcap_datalink(pc));
 		pcap_close(pc);
 		return -EINVAL;
 	}
@@ -92,8 +92,11 @@ load_pcap(struct replay_cfg *c, char *err, size_t errlen)
 	if (c->frames == NULL || c->data == NULL)
 		goto nomem;
 	while ((rc = pcap_next_ex(pc, &h, &d)) == 1) {
-		if (h->caplen != h->len || h->caplen < RTE_ETHER_HDR_LEN || h->caplen > UINT16_MAX) {
-			snprintf(err, errlen, "replay: %s: frame %u: %u of %u bytes captured (need a whole frame of 14..65535 bytes)",
+		if (h->caplen != h->len || h->caplen < RTE_ETHER_HDR_LEN ||
+		    h->caplen > UINT16_MAX) {
+			snprintf(err, errlen,
+				 "replay: %s: frame %u: %u of %u bytes captured (need a whole "
+				 "frame of 14..65535 bytes)",
 				 c->path, n + 1, h->caplen, h->len);
 			pcap_close(pc);
 			cfg_free(c);
@@ -163,7 +166,8 @@ replay_configure(const char *args, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	strcpy(buf, args);
-	for (tok = strtok_r(buf, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save), i++) {
+	for (tok = strtok_r(buf, " \t", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t", &save), i++) {
 		uint64_t v;
 
 		if (i == 0) {
@@ -187,13 +191,16 @@ replay_configure(const char *args, char *err, size_t errlen)
 		} else if (i == 1 && egw_parse_u64(tok, 1, 1000000000, &v) == 0) {
 			c.pps = v;
 		} else {
-			snprintf(err, errlen, "replay: bad argument '%s' (syntax: replay <pcap> [<pps>] [port <N>], pps 1..1000000000)",
+			snprintf(err, errlen,
+				 "replay: bad argument '%s' (syntax: replay <pcap> [<pps>] [port "
+				 "<N>], pps 1..1000000000)",
 				 tok);
 			return -EINVAL;
 		}
 	}
 	if (i == 0) {
-		snprintf(err, errlen, "replay: needs a capture file (replay <pcap> [<pps>] [port <N>])");
+		snprintf(err, errlen,
+			 "replay: needs a capture file (replay <pcap> [<pps>] [port <N>])");
 		return -EINVAL;
 	}
 	rc = load_pcap(&c, err, errlen);
@@ -210,7 +217,8 @@ replay_begin(char *err, size_t errlen)
 	uint16_t i, pid;
 
 	if (cfg.nb_frames == 0) {
-		snprintf(err, errlen, "replay: no capture loaded (set fwd replay <pcap> [<pps>] [port <N>])");
+		snprintf(err, errlen,
+			 "replay: no capture loaded (set fwd replay <pcap> [<pps>] [port <N>])");
 		return -EINVAL;
 	}
 	for (i = 0; i < egw.nb_workers; i++) {
@@ -349,7 +357,8 @@ replay_poll(struct egw_worker *w)
 		for (i = sent; i < rp->npend; i++)
 			bytes -= rp->pend[i]->pkt_len;
 		if (sent < rp->npend)
-			memmove(rp->pend, rp->pend + sent, (rp->npend - sent) * sizeof(rp->pend[0]));
+			memmove(rp->pend, rp->pend + sent,
+				(rp->npend - sent) * sizeof(rp->pend[0]));
 		rp->npend -= sent;
 		EGW_CNT_ADD(w->stats.gen_tx, sent);
 		EGW_CNT_ADD(w->stats.gen_tx_bytes, bytes);
@@ -385,7 +394,8 @@ replay_show(FILE *f)
 const struct egw_fwd_engine egw_fwd_replay = {
 	.name = "replay",
 	.args = "<pcap> [<pps>] [port <N>]",
-	.help = "transmit the frames of a capture in a loop, at full speed or <pps> frames/s per port",
+	.help = "transmit the frames of a capture in a loop, at full speed or <pps> frames/s per "
+		"port",
 	.configure = replay_configure,
 	.begin = replay_begin,
 	.end = replay_end,

@@ -57,7 +57,7 @@ main_loop(void)
 		if (egw.opts.stats_period != 0 && now >= next_stats) {
 			uint16_t pid;
 
-			RTE_ETH_FOREACH_DEV(pid)
+			RTE_ETH_FOREACH_DEV (pid)
 				egw_show_port_stats(stdout, pid);
 			egw_show_fwd_stats(stdout);
 			fflush(stdout);

@@ -123,7 +123,10 @@ num_opt_set(struct egw_opts *o, int id, uint64_t v)
 {
 	switch (id) {
 	case OPT_STATS_PERIOD: o->stats_period = (unsigned int)v; break;
-	case OPT_IDLE_EXIT: o->idle_exit_ms = v; o->idle_exit_set = true; break;
+	case OPT_IDLE_EXIT:
+		o->idle_exit_ms = v;
+		o->idle_exit_set = true;
+		break;
 	case OPT_RXQ: o->rxq = (uint16_t)v; break;
 	case OPT_TXQ: o->txq = (uint16_t)v; break;
 	case OPT_BURST: o->burst = (uint16_t)v; break;
@@ -143,7 +146,7 @@ egw_opts_parse(int argc, char **argv, struct egw_opts *o, char *err, size_t errl
 	size_t i;
 
 	egw_opts_default(o);
-	optind = 0;  /* glibc: full re-initialisation, so the parser can run twice */
+	optind = 0; /* glibc: full re-initialisation, so the parser can run twice */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":iah", long_opts, NULL)) != -1) {
 		switch (c) {
@@ -163,8 +166,7 @@ egw_opts_parse(int argc, char **argv, struct egw_opts *o, char *err, size_t errl
 				snprintf(err, errlen, "unknown option '%s' (see --help)",
 					 argv[optind - 1]);
 			return -EINVAL;
-		default:
-			break;
+		default: break;
 		}
 		for (i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++) {
 			const struct num_opt *n = &num_opts[i];
@@ -180,8 +182,9 @@ egw_opts_parse(int argc, char **argv, struct egw_opts *o, char *err, size_t errl
 				return -EINVAL;
 			}
 			if (rc < 0) {
-				snprintf(err, errlen, "--%s: %s is out of range %" PRIu64
-					 "..%" PRIu64, n->name, optarg, n->min, n->max);
+				snprintf(err, errlen,
+					 "--%s: %s is out of range %" PRIu64 "..%" PRIu64, n->name,
+					 optarg, n->min, n->max);
 				return -EINVAL;
 			}
 			num_opt_set(o, c, v);

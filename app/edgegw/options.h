@@ -19,17 +19,17 @@ struct egw_opts {
 	bool interactive;
 	bool auto_start;
 	const char *cmdline_file;
-	unsigned int stats_period;   /**< seconds, 0 = off */
+	unsigned int stats_period; /**< seconds, 0 = off */
 	bool idle_exit_set;
 	uint64_t idle_exit_ms;
 	const char *stats_json;
-	uint16_t rxq;                /**< 0 = one per worker, capped by the port */
-	uint16_t txq;                /**< 0 = one per worker */
+	uint16_t rxq; /**< 0 = one per worker, capped by the port */
+	uint16_t txq; /**< 0 = one per worker */
 	uint16_t burst;
 	uint32_t mbufs;
 	uint16_t rxd;
 	uint16_t txd;
-	int control_lcore;           /**< -1 = main lcore */
+	int control_lcore; /**< -1 = main lcore */
 	const char *forward_mode;
 };
 

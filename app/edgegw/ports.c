@@ -67,13 +67,16 @@ pool_check(void)
 	uint64_t need = (uint64_t)egw.nb_workers * (egw.opts.burst + 256);
 	uint16_t pid;
 
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		const struct egw_port *p = &egw.ports[pid];
 
 		need += (uint64_t)p->nb_rxq * egw.opts.rxd + (uint64_t)p->nb_txq * egw.opts.txd;
 	}
 	if (need > egw.opts.mbufs)
-		fprintf(stderr, "warning: --mbufs %u is less than the %" PRIu64 " that the RX/TX rings and lcore caches can hold: RX may run out of mbufs (rx_nombuf)\n",
+		fprintf(stderr,
+			"warning: --mbufs %u is less than the %" PRIu64
+			" that the RX/TX rings and lcore caches can hold: RX may run out of mbufs "
+			"(rx_nombuf)\n",
 			egw.opts.mbufs, need);
 }
 
@@ -101,23 +104,29 @@ port_init(uint16_t pid)
 
 	if (egw.opts.rxq != 0) {
 		if (egw.opts.rxq > info.max_rx_queues) {
-			fprintf(stderr, "error: port %u (%s): --rxq %u but the port has at most %u RX queues\n",
+			fprintf(stderr,
+				"error: port %u (%s): --rxq %u but the port has at most %u RX "
+				"queues\n",
 				pid, p->name, egw.opts.rxq, info.max_rx_queues);
 			return -EINVAL;
 		}
 		p->nb_rxq = egw.opts.rxq;
 	} else {
-		p->nb_rxq = RTE_MIN(RTE_MIN(egw.nb_workers, info.max_rx_queues),
-				    (uint16_t)EGW_MAX_RXQ);
+		p->nb_rxq =
+			RTE_MIN(RTE_MIN(egw.nb_workers, info.max_rx_queues), (uint16_t)EGW_MAX_RXQ);
 	}
 	p->nb_txq = egw.opts.txq != 0 ? egw.opts.txq : egw.nb_workers;
 	if (p->nb_txq < egw.nb_workers) {
-		fprintf(stderr, "error: port %u (%s): --txq %u is less than the %u workers: each worker needs a TX queue of its own\n",
+		fprintf(stderr,
+			"error: port %u (%s): --txq %u is less than the %u workers: each worker "
+			"needs a TX queue of its own\n",
 			pid, p->name, p->nb_txq, egw.nb_workers);
 		return -EINVAL;
 	}
 	if (p->nb_txq > info.max_tx_queues) {
-		fprintf(stderr, "error: port %u (%s): %u TX queues needed (one per worker) but the port has at most %u; use fewer worker lcores\n",
+		fprintf(stderr,
+			"error: port %u (%s): %u TX queues needed (one per worker) but the port "
+			"has at most %u; use fewer worker lcores\n",
 			pid, p->name, p->nb_txq, info.max_tx_queues);
 		return -EINVAL;
 	}
@@ -125,10 +134,13 @@ port_init(uint16_t pid)
 	memset(&conf, 0, sizeof(conf));
 	if (p->nb_rxq > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
-						    RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
+			info.flow_type_rss_offloads;
 	} else if (p->nb_rxq > 1) {
-		fprintf(stderr, "warning: port %u (%s) has no RSS: its %u RX queues get what the driver gives them\n",
+		fprintf(stderr,
+			"warning: port %u (%s) has no RSS: its %u RX queues get what the driver "
+			"gives them\n",
 			pid, p->name, p->nb_rxq);
 	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
@@ -174,8 +186,7 @@ port_init(uint16_t pid)
 	}
 	rc = rte_eth_promiscuous_enable(pid);
 	if (rc != 0 && rc != -ENOTSUP)
-		fprintf(stderr, "warning: port %u: promiscuous mode: %s\n", pid,
-			rte_strerror(-rc));
+		fprintf(stderr, "warning: port %u: promiscuous mode: %s\n", pid, rte_strerror(-rc));
 	rte_eth_macaddr_get(pid, &p->eth.mac);
 	p->used = true;
 	return 0;
@@ -188,23 +199,24 @@ egw_ports_init(void)
 	int rc;
 
 	egw.nb_ports = 0;
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		rc = port_init(pid);
 		if (rc != 0)
 			return rc;
 		egw.nb_ports++;
 	}
 	if (egw.nb_ports == 0) {
-		fprintf(stderr, "error: no ports: give a NIC (-a PCI) or a vdev (--vdev net_pcap0,...)\n");
+		fprintf(stderr,
+			"error: no ports: give a NIC (-a PCI) or a vdev (--vdev net_pcap0,...)\n");
 		return -ENODEV;
 	}
 	pool_check();
 	/* io/mac pairs as testpmd: 0<->1, 2<->3; an odd last port loops to itself */
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		uint16_t peer = (pid % 2 == 0) ? pid + 1 : pid - 1;
 
-		egw.ports[pid].peer = (peer < RTE_MAX_ETHPORTS && egw.ports[peer].used) ? peer :
-										       pid;
+		egw.ports[pid].peer =
+			(peer < RTE_MAX_ETHPORTS && egw.ports[peer].used) ? peer : pid;
 	}
 	return 0;
 }
@@ -214,7 +226,7 @@ egw_ports_close(void)
 {
 	uint16_t pid;
 
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		if (!egw.ports[pid].used)
 			continue;
 		rte_eth_dev_stop(pid);

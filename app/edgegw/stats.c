@@ -86,7 +86,7 @@ egw_total_rx(void)
 	uint64_t t = 0;
 	uint16_t pid, q;
 
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		struct egw_port *p = &egw.ports[pid];
 
 		if (!p->used)
@@ -142,13 +142,17 @@ egw_show_port_stats(FILE *f, uint16_t port)
 	secs = dt != 0 ? (double)dt / (double)rte_get_tsc_hz() : 0.0;
 	eth_stats_sub(&st, &p->view.zero);
 
-	fprintf(f, "\n  ######################## NIC statistics for port %-2u #########################\n",
+	fprintf(f,
+		"\n  ######################## NIC statistics for port %-2u "
+		"#########################\n",
 		port);
-	fprintf(f, "  RX-packets: %-10" PRIu64 " RX-missed: %-10" PRIu64 " RX-bytes:  %" PRIu64 "\n",
+	fprintf(f,
+		"  RX-packets: %-10" PRIu64 " RX-missed: %-10" PRIu64 " RX-bytes:  %" PRIu64 "\n",
 		st.ipackets, st.imissed, st.ibytes);
 	fprintf(f, "  RX-errors: %" PRIu64 "\n", st.ierrors);
 	fprintf(f, "  RX-nombuf:  %-10" PRIu64 "\n", st.rx_nombuf);
-	fprintf(f, "  TX-packets: %-10" PRIu64 " TX-errors: %-10" PRIu64 " TX-bytes:  %" PRIu64 "\n",
+	fprintf(f,
+		"  TX-packets: %-10" PRIu64 " TX-errors: %-10" PRIu64 " TX-bytes:  %" PRIu64 "\n",
 		st.opackets, st.oerrors, st.obytes);
 	fprintf(f, "\n  Throughput (since last show)\n");
 	if (secs > 0) {
@@ -163,7 +167,8 @@ egw_show_port_stats(FILE *f, uint16_t port)
 		fprintf(f, "  Rx-pps: %12d          Rx-bps: %12d\n", 0, 0);
 		fprintf(f, "  Tx-pps: %12d          Tx-bps: %12d\n", 0, 0);
 	}
-	fprintf(f, "  ############################################################################\n");
+	fprintf(f,
+		"  ############################################################################\n");
 	p->view.last = cur;
 	p->view.tsc = now;
 }
@@ -202,7 +207,8 @@ print_fwd(FILE *f, const char *indent, const struct egw_qstats *s)
 {
 	unsigned int r;
 
-	fprintf(f, "%sRX-packets: %-12" PRIu64 " TX-packets: %-12" PRIu64 " Delivered: %-8" PRIu64
+	fprintf(f,
+		"%sRX-packets: %-12" PRIu64 " TX-packets: %-12" PRIu64 " Delivered: %-8" PRIu64
 		" Queued: %-8" PRIu64 " Dropped: %" PRIu64 "\n",
 		indent, s->rx, s->tx, s->delivered, s->queued, drops_total(s));
 	for (r = 0; r < EGW_DROP_MAX; r++)
@@ -221,7 +227,7 @@ egw_show_fwd_stats(FILE *f)
 	memset(&all, 0, sizeof(all));
 	fprintf(f, "\n  Forwarding engine: %s%s\n", egw.engine->name,
 		__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED) ? " (running)" : " (stopped)");
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		struct egw_port *p = &egw.ports[pid];
 		struct egw_qstats s;
 
@@ -229,7 +235,9 @@ egw_show_fwd_stats(FILE *f)
 			continue;
 		egw_qstats_sum(pid, &s);
 		qstats_sub(&s, &p->view.fwd_zero);
-		fprintf(f, "  ---------------------- Forward statistics for port %-2u ----------------------\n",
+		fprintf(f,
+			"  ---------------------- Forward statistics for port %-2u "
+			"----------------------\n",
 			pid);
 		print_fwd(f, "  ", &s);
 		fprintf(f, "  TX-out (frames sent on this port): %" PRIu64 "\n", tx_out_total(pid));
@@ -251,14 +259,16 @@ egw_show_fwd_stats(FILE *f)
 		gen += EGW_CNT_READ(egw.workers[i]->stats.gen_tx);
 		gen_drop += EGW_CNT_READ(egw.workers[i]->stats.gen_drop);
 	}
-	fprintf(f, "  +++++++++++++++ Accumulated forward statistics for all ports +++++++++++++++\n");
+	fprintf(f,
+		"  +++++++++++++++ Accumulated forward statistics for all ports +++++++++++++++\n");
 	print_fwd(f, "  ", &all);
 	if (gen != 0 || gen_drop != 0)
 		fprintf(f, "  Generated (replay): %" PRIu64 " sent, %" PRIu64 " not sent\n", gen,
 			gen_drop);
 	fprintf(f, "  Control: %" PRIu64 " received, %" PRIu64 " without handler\n",
 		EGW_CNT_READ(egw.ctrl.rx), EGW_CNT_READ(egw.ctrl.drop[EGW_DROP_CTRL_NO_HANDLER]));
-	fprintf(f, "  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
+	fprintf(f,
+		"  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
 }
 
 void
@@ -287,15 +297,15 @@ egw_show_config(FILE *f)
 		egw.opts.mbufs, egw.opts.rxd, egw.opts.txd);
 	fprintf(f, "  main lcore: %u  control lcore: %u  workers: %u\n", rte_get_main_lcore(),
 		egw.control_lcore, egw.nb_workers);
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		struct egw_port *p = &egw.ports[pid];
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 		if (!p->used)
 			continue;
 		rte_ether_format_addr(mac, sizeof(mac), &p->eth.mac);
-		fprintf(f, "  port %u: %s (%s) mac %s socket %d rxq %u txq %u role %s peer %u\n", pid,
-			p->name, p->driver, mac, p->socket, p->nb_rxq, p->nb_txq,
+		fprintf(f, "  port %u: %s (%s) mac %s socket %d rxq %u txq %u role %s peer %u\n",
+			pid, p->name, p->driver, mac, p->socket, p->nb_rxq, p->nb_txq,
 			egw_role_name(p->role), p->peer);
 	}
 	for (i = 0; i < egw.nb_workers; i++) {
@@ -313,7 +323,8 @@ json_fwd(FILE *f, const struct egw_qstats *s)
 {
 	unsigned int r;
 
-	fprintf(f, "\"rx\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx\": %" PRIu64
+	fprintf(f,
+		"\"rx\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx\": %" PRIu64
 		", \"tx_bytes\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"queued\": %" PRIu64
 		", \"dropped\": %" PRIu64 ", \"drops\": {",
 		s->rx, s->rx_bytes, s->tx, s->tx_bytes, s->delivered, s->queued, drops_total(s));
@@ -335,7 +346,7 @@ egw_stats_json(const char *path)
 		return -errno;
 	}
 	fprintf(f, "{\n  \"engine\": \"%s\",\n  \"ports\": [", egw.engine->name);
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		struct egw_port *p = &egw.ports[pid];
 		struct rte_eth_stats st;
 		struct egw_qstats s;
@@ -345,15 +356,19 @@ egw_stats_json(const char *path)
 		egw_qstats_sum(pid, &s);
 		if (rte_eth_stats_get(pid, &st) != 0)
 			memset(&st, 0, sizeof(st));
-		fprintf(f, "%s\n    {\"port\": %u, \"name\": \"%s\", \"driver\": \"%s\", \"role\": \"%s\", ",
+		fprintf(f,
+			"%s\n    {\"port\": %u, \"name\": \"%s\", \"driver\": \"%s\", \"role\": "
+			"\"%s\", ",
 			first ? "" : ",", pid, p->name, p->driver, egw_role_name(p->role));
 		first = false;
 		json_fwd(f, &s);
 		fprintf(f, ", \"tx_out\": %" PRIu64 ", \"identity_ok\": %s,\n", tx_out_total(pid),
 			egw_stats_identity_ok(pid, &s) ? "true" : "false");
-		fprintf(f, "     \"ethdev\": {\"ipackets\": %" PRIu64 ", \"opackets\": %" PRIu64
+		fprintf(f,
+			"     \"ethdev\": {\"ipackets\": %" PRIu64 ", \"opackets\": %" PRIu64
 			", \"ibytes\": %" PRIu64 ", \"obytes\": %" PRIu64 ", \"imissed\": %" PRIu64
-			", \"ierrors\": %" PRIu64 ", \"oerrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "},\n",
+			", \"ierrors\": %" PRIu64 ", \"oerrors\": %" PRIu64
+			", \"rx_nombuf\": %" PRIu64 "},\n",
 			st.ipackets, st.opackets, st.ibytes, st.obytes, st.imissed, st.ierrors,
 			st.oerrors, st.rx_nombuf);
 		fprintf(f, "     \"queues\": [");
@@ -373,9 +388,11 @@ egw_stats_json(const char *path)
 	for (i = 0; i < egw.nb_workers; i++) {
 		struct egw_lstats *l = &egw.workers[i]->stats;
 
-		fprintf(f, "%s\n    {\"lcore\": %u, \"role\": \"worker\", \"loops\": %" PRIu64
-			", \"busy_loops\": %" PRIu64 ", \"gen_tx\": %" PRIu64 ", \"gen_tx_bytes\": %" PRIu64
-			", \"gen_drop\": %" PRIu64 ", \"gen_nombuf\": %" PRIu64 "}",
+		fprintf(f,
+			"%s\n    {\"lcore\": %u, \"role\": \"worker\", \"loops\": %" PRIu64
+			", \"busy_loops\": %" PRIu64 ", \"gen_tx\": %" PRIu64
+			", \"gen_tx_bytes\": %" PRIu64 ", \"gen_drop\": %" PRIu64
+			", \"gen_nombuf\": %" PRIu64 "}",
 			i ? "," : "", egw.workers[i]->lcore, EGW_CNT_READ(l->loops),
 			EGW_CNT_READ(l->busy_loops), EGW_CNT_READ(l->gen_tx),
 			EGW_CNT_READ(l->gen_tx_bytes), EGW_CNT_READ(l->gen_drop),
@@ -405,7 +422,7 @@ egw_stats_print_final(FILE *f)
 
 	/* final totals, not relative to "clear port stats" */
 	fprintf(f, "\nedgegw: final statistics\n");
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		struct egw_qstats s;
 
 		if (!egw.ports[pid].used)
@@ -414,7 +431,9 @@ egw_stats_print_final(FILE *f)
 		fprintf(f, "  port %u (%s): ", pid, egw.ports[pid].name);
 		print_fwd(f, "", &s);
 		if (!egw_stats_identity_ok(pid, &s))
-			fprintf(f, "  port %u: ACCOUNTING MISMATCH: rx != tx + delivered + queued + dropped\n",
+			fprintf(f,
+				"  port %u: ACCOUNTING MISMATCH: rx != tx + delivered + queued + "
+				"dropped\n",
 				pid);
 	}
 }

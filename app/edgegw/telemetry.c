@@ -45,7 +45,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	uint16_t pid;
 
 	rte_tel_data_start_dict(d);
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		struct rte_tel_data *p;
 		char key[16];
 
@@ -85,7 +85,7 @@ tel_config(const char *cmd __rte_unused, const char *params __rte_unused, struct
 	rte_tel_data_add_dict_int(d, "workers", egw.nb_workers);
 	rte_tel_data_add_dict_int(d, "control_lcore", (int)egw.control_lcore);
 	rte_tel_data_add_dict_int(d, "burst", egw.opts.burst);
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		char key[16];
 
 		if (!egw.ports[pid].used)
@@ -103,8 +103,9 @@ egw_telemetry_init(void)
 
 	rc |= rte_telemetry_register_cmd("/edgegw/stats", tel_stats,
 					 "Per-port frame counts. Takes no parameters");
-	rc |= rte_telemetry_register_cmd("/edgegw/port", tel_port,
-					 "One port's counts and drops by reason. Parameters: int port_id");
+	rc |= rte_telemetry_register_cmd(
+		"/edgegw/port", tel_port,
+		"One port's counts and drops by reason. Parameters: int port_id");
 	rc |= rte_telemetry_register_cmd("/edgegw/config", tel_config,
 					 "Engine, lcores and port roles. Takes no parameters");
 	return rc != 0 ? -EINVAL : 0;

@@ -23,7 +23,7 @@ egw_workers_init(void)
 	unsigned int lcore;
 
 	egw.nb_workers = 0;
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	RTE_LCORE_FOREACH_WORKER (lcore) {
 		struct egw_worker *w;
 
 		if (lcore == egw.control_lcore)
@@ -38,7 +38,9 @@ egw_workers_init(void)
 		egw.workers[egw.nb_workers++] = w;
 	}
 	if (egw.nb_workers == 0) {
-		fprintf(stderr, "error: no worker lcore: give EAL at least two lcores (e.g. -l 0,1); the main%s lcore does not forward\n",
+		fprintf(stderr,
+			"error: no worker lcore: give EAL at least two lcores (e.g. -l 0,1); the "
+			"main%s lcore does not forward\n",
 			egw.opts.control_lcore >= 0 ? " and control" : "");
 		return -EINVAL;
 	}
@@ -52,7 +54,7 @@ workers_assign(void)
 {
 	uint16_t pid, q, next = 0;
 
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		struct egw_port *p = &egw.ports[pid];
 
 		for (q = 0; q < p->nb_rxq; q++) {
@@ -106,8 +108,8 @@ egw_burst_flush(struct egw_burst *b)
 	b->tx_ports = 0;
 
 	if (b->nb_ctrl != 0) {
-		unsigned int q = rte_ring_enqueue_burst(w->ctrl_ring, (void **)b->ctrl,
-							b->nb_ctrl, NULL);
+		unsigned int q =
+			rte_ring_enqueue_burst(w->ctrl_ring, (void **)b->ctrl, b->nb_ctrl, NULL);
 
 		if (unlikely(q < b->nb_ctrl)) {
 			b->drop[EGW_DROP_CTRL_FULL] += b->nb_ctrl - q;

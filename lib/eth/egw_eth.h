@@ -51,35 +51,35 @@ extern "C" {
 
 /** Frame class recorded in struct egw_eth_meta::cls. */
 enum egw_eth_class {
-	EGW_ETH_CLS_BAD = 0,     /**< shorter than the headers it claims; lying length */
-	EGW_ETH_CLS_IPV4,        /**< ethertype 0x0800 */
-	EGW_ETH_CLS_IPV6,        /**< ethertype 0x86DD */
-	EGW_ETH_CLS_ARP,         /**< ethertype 0x0806 */
-	EGW_ETH_CLS_PPPOE_DISC,  /**< ethertype 0x8863 */
-	EGW_ETH_CLS_PPPOE_SESS,  /**< ethertype 0x8864 */
-	EGW_ETH_CLS_LLC,         /**< IEEE 802.3 length frame with 802.2 LLC */
-	EGW_ETH_CLS_RAW_8023,    /**< IEEE 802.3 length frame, 0xFFFF: raw (Novell IPX) */
-	EGW_ETH_CLS_VLAN_DEEP,   /**< more than EGW_ETH_MAX_VLAN tags */
-	EGW_ETH_CLS_OTHER,       /**< any other ethertype */
+	EGW_ETH_CLS_BAD = 0,    /**< shorter than the headers it claims; lying length */
+	EGW_ETH_CLS_IPV4,       /**< ethertype 0x0800 */
+	EGW_ETH_CLS_IPV6,       /**< ethertype 0x86DD */
+	EGW_ETH_CLS_ARP,        /**< ethertype 0x0806 */
+	EGW_ETH_CLS_PPPOE_DISC, /**< ethertype 0x8863 */
+	EGW_ETH_CLS_PPPOE_SESS, /**< ethertype 0x8864 */
+	EGW_ETH_CLS_LLC,        /**< IEEE 802.3 length frame with 802.2 LLC */
+	EGW_ETH_CLS_RAW_8023,   /**< IEEE 802.3 length frame, 0xFFFF: raw (Novell IPX) */
+	EGW_ETH_CLS_VLAN_DEEP,  /**< more than EGW_ETH_MAX_VLAN tags */
+	EGW_ETH_CLS_OTHER,      /**< any other ethertype */
 	EGW_ETH_CLS_MAX
 };
 
 /** Destination class recorded in struct egw_eth_meta::dst. */
 enum egw_eth_dst {
-	EGW_ETH_DST_HOST = 0,   /**< unicast to the port's own address */
-	EGW_ETH_DST_BROADCAST,  /**< ff:ff:ff:ff:ff:ff */
-	EGW_ETH_DST_MULTICAST,  /**< group bit set, not broadcast */
-	EGW_ETH_DST_OTHERHOST,  /**< unicast to another station */
+	EGW_ETH_DST_HOST = 0,  /**< unicast to the port's own address */
+	EGW_ETH_DST_BROADCAST, /**< ff:ff:ff:ff:ff:ff */
+	EGW_ETH_DST_MULTICAST, /**< group bit set, not broadcast */
+	EGW_ETH_DST_OTHERHOST, /**< unicast to another station */
 	EGW_ETH_DST_MAX
 };
 
 /** Per-mbuf classification result, stored in a dynamic mbuf field. */
 struct egw_eth_meta {
-	uint8_t cls;        /**< enum egw_eth_class */
-	uint8_t dst;        /**< enum egw_eth_dst */
-	uint8_t n_vlan;     /**< tags walked (0..2) */
+	uint8_t cls;    /**< enum egw_eth_class */
+	uint8_t dst;    /**< enum egw_eth_dst */
+	uint8_t n_vlan; /**< tags walked (0..2) */
 	uint8_t reserved;
-	rte_be16_t proto;   /**< ethertype after the tags; 0 for 802.3 frames */
+	rte_be16_t proto; /**< ethertype after the tags; 0 for 802.3 frames */
 };
 
 /** Byte offset of struct egw_eth_meta in the mbuf; valid after egw_eth_init(). */
@@ -147,8 +147,8 @@ uint16_t egw_eth_classify_burst(const struct egw_eth_port *port, struct rte_mbuf
  * @return
  *   The number of header bytes (l2_len), or 0 if the frame is bad.
  */
-uint16_t egw_eth_classify_buf(const struct egw_eth_port *port, const uint8_t *data,
-			      uint32_t len, struct egw_eth_meta *meta);
+uint16_t egw_eth_classify_buf(const struct egw_eth_port *port, const uint8_t *data, uint32_t len,
+			      struct egw_eth_meta *meta);
 
 /**
  * Name of a frame class, for counters and logs.

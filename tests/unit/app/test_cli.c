@@ -18,15 +18,15 @@
 static int failures;
 static int checks;
 
-#define CHECK(cond, ...)                                                                         \
-	do {                                                                                     \
-		checks++;                                                                        \
-		if (!(cond)) {                                                                   \
-			failures++;                                                              \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                              \
-			printf(__VA_ARGS__);                                                     \
-			printf("\n");                                                            \
-		}                                                                                \
+#define CHECK(cond, ...)                                            \
+	do {                                                        \
+		checks++;                                           \
+		if (!(cond)) {                                      \
+			failures++;                                 \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__);                        \
+			printf("\n");                               \
+		}                                                   \
 	} while (0)
 
 static int
@@ -69,7 +69,7 @@ check_identity(void)
 {
 	uint16_t pid;
 
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV (pid) {
 		struct egw_qstats s;
 
 		egw_qstats_sum(pid, &s);
@@ -176,8 +176,10 @@ main(int argc, char **argv)
 		CHECK(s.rx > before.rx, "gateway received");
 		CHECK(s.tx == before.tx, "gateway forwarded nothing");
 		CHECK(s.drop[EGW_DROP_BAD_FRAME] - before.drop[EGW_DROP_BAD_FRAME] +
-		      s.drop[EGW_DROP_OTHERHOST] - before.drop[EGW_DROP_OTHERHOST] ==
-		      s.rx - before.rx, "gateway dropped every null frame as bad or otherhost");
+				      s.drop[EGW_DROP_OTHERHOST] -
+				      before.drop[EGW_DROP_OTHERHOST] ==
+			      s.rx - before.rx,
+		      "gateway dropped every null frame as bad or otherhost");
 		check_identity();
 	}
 
@@ -208,7 +210,8 @@ main(int argc, char **argv)
 	CHECK(gen >= 150 && gen <= 600, "replay rate: %lu frames in 0.3 s at 1000 pps",
 	      (unsigned long)gen);
 	CHECK(EGW_CNT_READ(egw.workers[0]->stats.tx_out[1]) ==
-	      EGW_CNT_READ(egw.workers[0]->stats.tx_out[1]), "tx_out readable");
+		      EGW_CNT_READ(egw.workers[0]->stats.tx_out[1]),
+	      "tx_out readable");
 	check_identity();
 	unlink(pcap_path);
 

@@ -11,15 +11,15 @@
 static int failures;
 static int checks;
 
-#define CHECK(cond, ...)                                                                         \
-	do {                                                                                     \
-		checks++;                                                                        \
-		if (!(cond)) {                                                                   \
-			failures++;                                                              \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                              \
-			printf(__VA_ARGS__);                                                     \
-			printf("\n");                                                            \
-		}                                                                                \
+#define CHECK(cond, ...)                                            \
+	do {                                                        \
+		checks++;                                           \
+		if (!(cond)) {                                      \
+			failures++;                                 \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__);                        \
+			printf("\n");                               \
+		}                                                   \
 	} while (0)
 
 #define MAX_ARGS 16
@@ -88,9 +88,21 @@ main(void)
 	}
 	/* every option */
 	{
-		const char *const a[] = {"-i", "-a", "--cmdline-file", "f.cmd", "--stats-period", "5",
-					 "--idle-exit", "250", "--stats-json", "s.json", "--rxq",
-					 "2", "--txq", "3", NULL};
+		const char *const a[] = {"-i",
+					 "-a",
+					 "--cmdline-file",
+					 "f.cmd",
+					 "--stats-period",
+					 "5",
+					 "--idle-exit",
+					 "250",
+					 "--stats-json",
+					 "s.json",
+					 "--rxq",
+					 "2",
+					 "--txq",
+					 "3",
+					 NULL};
 
 		CHECK(parse(&o, err, sizeof(err), a) == 0, "all: %s", err);
 		CHECK(o.interactive && o.auto_start, "-i -a");
@@ -101,9 +113,20 @@ main(void)
 		CHECK(o.rxq == 2 && o.txq == 3, "rxq/txq %u/%u", o.rxq, o.txq);
 	}
 	{
-		const char *const a[] = {"--burst=64", "--mbufs", "8192", "--rxd", "512", "--txd",
-					 "2048", "--control-lcore", "1", "--forward-mode", "mac",
-					 "--interactive", "--auto-start", NULL};
+		const char *const a[] = {"--burst=64",
+					 "--mbufs",
+					 "8192",
+					 "--rxd",
+					 "512",
+					 "--txd",
+					 "2048",
+					 "--control-lcore",
+					 "1",
+					 "--forward-mode",
+					 "mac",
+					 "--interactive",
+					 "--auto-start",
+					 NULL};
 
 		CHECK(parse(&o, err, sizeof(err), a) == 0, "more: %s", err);
 		CHECK(o.burst == 64 && o.mbufs == 8192, "burst/mbufs");
