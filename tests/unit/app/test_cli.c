@@ -14,20 +14,7 @@
 #include <rte_eal.h>
 
 #include "fwd.h"
-
-static int failures;
-static int checks;
-
-#define CHECK(cond, ...)                                            \
-	do {                                                        \
-		checks++;                                           \
-		if (!(cond)) {                                      \
-			failures++;                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);                        \
-			printf("\n");                               \
-		}                                                   \
-	} while (0)
+#include "check.h"
 
 static int
 run(const char *line)

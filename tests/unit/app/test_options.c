@@ -7,20 +7,7 @@
 #include <string.h>
 
 #include "options.h"
-
-static int failures;
-static int checks;
-
-#define CHECK(cond, ...)                                            \
-	do {                                                        \
-		checks++;                                           \
-		if (!(cond)) {                                      \
-			failures++;                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);                        \
-			printf("\n");                               \
-		}                                                   \
-	} while (0)
+#include "check.h"
 
 #define MAX_ARGS 16
 
