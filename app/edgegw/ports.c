@@ -229,9 +229,10 @@ egw_ports_close(void)
 	RTE_ETH_FOREACH_DEV (pid) {
 		if (!egw.ports[pid].used)
 			continue;
+		/* qstats stay allocated (EAL frees them at rte_eal_cleanup()):
+		 * a telemetry request may still be reading them */
+		__atomic_store_n(&egw.ports[pid].used, false, __ATOMIC_RELAXED);
 		rte_eth_dev_stop(pid);
 		rte_eth_dev_close(pid);
-		rte_free(egw.ports[pid].qstats);
-		egw.ports[pid].qstats = NULL;
 	}
 }
