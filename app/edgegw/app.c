@@ -10,6 +10,7 @@
 #include <rte_lcore.h>
 #include <rte_pdump.h>
 
+#include "egw_rxtok.h"
 #include "fwd.h"
 
 struct egw_app egw = {
@@ -52,6 +53,8 @@ egw_app_init(void)
 	if (rc == 0)
 		rc = egw_workers_init();
 	if (rc == 0)
+		rc = egw_rxtok_stage_init();
+	if (rc == 0)
 		rc = egw_ports_init();
 	if (rc == 0)
 		rc = egw_workers_launch();
@@ -86,6 +89,8 @@ void
 egw_app_fini(void)
 {
 	egw_app_stop();
+	/* consumers give their pages back before the ports go */
+	egw_rxtok_fini();
 	if (egw.pdump) {
 		rte_pdump_uninit();
 		egw.pdump = false;

@@ -11,6 +11,7 @@
 #include <rte_launch.h>
 
 #include "egw.h"
+#include "egw_rxtok.h"
 
 #define CTRL_BURST 32
 
@@ -52,6 +53,9 @@ egw_control_poll(void)
 		EGW_CNT_ADD(egw.ctrl.rx, n);
 		total += n;
 	}
+	/* rxtokens consumers are served by this thread: their ownership state
+	 * has one owner */
+	total += egw_rxtok_service();
 	return total;
 }
 

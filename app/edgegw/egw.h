@@ -14,6 +14,7 @@
 #include <rte_ether.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "egw_eth.h"
@@ -166,7 +167,8 @@ struct egw_app {
 	uint64_t fwd_start_tsc;
 	struct egw_control_stats ctrl;
 	egw_ctrl_fn ctrl_handler[EGW_ETH_CLS_MAX];
-	bool launched; /**< worker (and control) lcores launched */
+	struct rte_rcu_qsbr *qsbr; /**< workers report quiescent once per loop */
+	bool launched;             /**< worker (and control) lcores launched */
 	bool pdump;
 };
 
@@ -182,6 +184,8 @@ void egw_app_fini(void);
 
 /* ports.c */
 int egw_ports_init(void);
+int egw_port_rxq_set_pool(uint16_t port, const uint16_t *queues, uint16_t n, struct rte_mempool *mp,
+			  char *err, size_t errlen);
 void egw_ports_close(void);
 int egw_port_parse(const char *s, uint16_t *port, char *err, size_t errlen);
 
@@ -214,6 +218,9 @@ void egw_stats_print_final(FILE *f);
 
 /* telemetry.c */
 int egw_telemetry_init(void);
+
+/* stage_rxtok.c */
+int egw_rxtok_stage_init(void);
 
 /* cli.c */
 int egw_cli_run_file(const char *path);

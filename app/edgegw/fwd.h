@@ -90,4 +90,7 @@ typedef void (*egw_stage_fn)(struct egw_burst *b, struct rte_mbuf **pkts, uint16
 /** Install the gateway stage for a frame class (main lcore, forwarding stopped). */
 void egw_gateway_set_stage(enum egw_eth_class cls, egw_stage_fn fn);
 
+/** The gateway stage of a frame class, for a stage that wraps it. */
+egw_stage_fn egw_gateway_get_stage(enum egw_eth_class cls);
+
 #endif /* EGW_FWD_H */

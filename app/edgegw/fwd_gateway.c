@@ -70,6 +70,12 @@ egw_gateway_set_stage(enum egw_eth_class cls, egw_stage_fn fn)
 		gw_stage[cls] = fn != NULL ? fn : stage_unhandled;
 }
 
+egw_stage_fn
+egw_gateway_get_stage(enum egw_eth_class cls)
+{
+	return (unsigned int)cls < EGW_ETH_CLS_MAX ? gw_stage[cls] : stage_unhandled;
+}
+
 static void
 gw_rx(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {

@@ -236,3 +236,41 @@ egw_ports_close(void)
 		rte_eth_dev_close(pid);
 	}
 }
+
+int
+egw_port_rxq_set_pool(uint16_t port, const uint16_t *queues, uint16_t n, struct rte_mempool *mp,
+		      char *err, size_t errlen)
+{
+	struct egw_port *p = &egw.ports[port];
+	uint16_t nb_rxd = egw.opts.rxd, nb_txd = egw.opts.txd, i;
+	int rc, rc2;
+
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %u: descriptors: %s", port, rte_strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_dev_stop(port);
+	if (rc != 0) {
+		snprintf(err, errlen, "port %u: stop: %s", port, rte_strerror(-rc));
+		return rc;
+	}
+	for (i = 0; i < n; i++) {
+		rc = rte_eth_rx_queue_setup(port, queues[i], nb_rxd, p->socket, NULL, mp);
+		if (rc != 0) {
+			snprintf(err, errlen, "port %u: RX queue %u setup with pool %s: %s", port,
+				 queues[i], mp->name, rte_strerror(-rc));
+			/* put the queues already changed back on the port's pool */
+			while (i-- > 0)
+				rte_eth_rx_queue_setup(port, queues[i], nb_rxd, p->socket, NULL,
+						       pool_for_socket(p->socket));
+			break;
+		}
+	}
+	rc2 = rte_eth_dev_start(port);
+	if (rc2 != 0 && rc == 0) {
+		snprintf(err, errlen, "port %u: start: %s", port, rte_strerror(-rc2));
+		rc = rc2;
+	}
+	return rc;
+}

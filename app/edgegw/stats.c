@@ -14,6 +14,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "egw_rxtok.h"
 #include "fwd.h"
 
 const char *const egw_drop_names[EGW_DROP_MAX] = {
@@ -407,7 +408,9 @@ egw_stats_json(const char *path)
 	for (r = 0; r < EGW_DROP_MAX; r++)
 		fprintf(f, "%s\"%s\": %" PRIu64, r ? ", " : "", egw_drop_names[r],
 			EGW_CNT_READ(egw.ctrl.drop[r]));
-	fprintf(f, "}}\n}\n");
+	fprintf(f, "}},\n  \"rxtokens\": ");
+	egw_rxtok_json(f);
+	fprintf(f, "\n}\n");
 	if (fclose(f) != 0) {
 		fprintf(stderr, "error: --stats-json %s: %s\n", path, strerror(errno));
 		return -errno;

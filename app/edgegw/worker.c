@@ -37,6 +37,16 @@ egw_workers_init(void)
 		w->burst.w = w;
 		egw.workers[egw.nb_workers++] = w;
 	}
+	if (egw.nb_workers != 0) {
+		size_t sz = rte_rcu_qsbr_get_memsize(egw.nb_workers);
+		uint16_t i;
+
+		egw.qsbr = rte_zmalloc("egw_qsbr", sz, RTE_CACHE_LINE_SIZE);
+		if (egw.qsbr == NULL || rte_rcu_qsbr_init(egw.qsbr, egw.nb_workers) != 0)
+			return -ENOMEM;
+		for (i = 0; i < egw.nb_workers; i++)
+			rte_rcu_qsbr_thread_register(egw.qsbr, i);
+	}
 	if (egw.nb_workers == 0) {
 		fprintf(stderr,
 			"error: no worker lcore: give EAL at least two lcores (e.g. -l 0,1); the "
@@ -142,6 +152,10 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 	struct egw_burst *b = &w->burst;
 	const uint16_t burst = egw.opts.burst;
 
+	/* an RCU reader while forwarding; offline while idle, so a control
+	 * path waiting for a grace period never waits on a sleeping worker */
+	rte_rcu_qsbr_thread_online(egw.qsbr, w->idx);
+
 	/* pairs with the store in egw_fwd_stop(); seq_cst with the state store
 	 * in worker_main() so that stop never misses a worker entering the loop
 	 * (a plain load on x86) */
@@ -174,7 +188,10 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 		EGW_CNT_ADD(w->stats.loops, 1);
 		if (busy)
 			EGW_CNT_ADD(w->stats.busy_loops, 1);
+		/* no shared table entry is held across this point */
+		rte_rcu_qsbr_quiescent(egw.qsbr, w->idx);
 	}
+	rte_rcu_qsbr_thread_offline(egw.qsbr, w->idx);
 }
 
 static int

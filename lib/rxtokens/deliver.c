@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Worker path: find the consumer of a classified frame's flow, check its
+ * binding and quota, take a reference on each page holding payload and
+ * enqueue one record per page. Lock-free: atomic refcounts and counters, a
+ * multi-producer ring per consumer; consumers are freed only after an RCU
+ * grace period, so a consumer found here stays valid until the worker's
+ * next quiescent state.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "egw_eth.h"
+#include "rxtok_private.h"
+
+/* Most records one packet may give (pages it spans). */
+#define RXTOK_MAX_SEGS 32
+
+static const char *const drop_names[EGW_RXTOK_DROP_MAX] = {
+	[EGW_RXTOK_DROP_QUOTA] = "rxtok_quota",
+	[EGW_RXTOK_DROP_STEERED] = "rxtok_steered",
+	[EGW_RXTOK_DROP_DETACHED] = "rxtok_detached",
+	[EGW_RXTOK_DROP_RING_FULL] = "rxtok_ring_full",
+	[EGW_RXTOK_DROP_EMPTY] = "rxtok_empty",
+};
+
+const char *
+egw_rxtok_drop_name(unsigned int reason)
+{
+	return reason < EGW_RXTOK_DROP_MAX ? drop_names[reason] : "unknown";
+}
+
+/* Where the payload of a matched packet lies. */
+struct rxtok_match {
+	struct egw_rxtok_consumer *c;
+	uint32_t off; /* from the start of the frame */
+	uint32_t len;
+	uint32_t key;
+};
+
+static inline struct egw_rxtok_consumer *
+consumer_at(uint16_t idx1)
+{
+	/* acquire: pairs with the release store in egw_rxtok_consumer_create() */
+	return idx1 != 0 ? __atomic_load_n(&rxtok.consumers[idx1 - 1], __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* Bytes at off..off+len of m: in place, or copied to buf when they straddle
+ * segments. NULL if the frame is shorter. */
+static inline const void *
+hdr_at(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *buf)
+{
+	if (likely(off + len <= m->data_len))
+		return rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+	return rte_pktmbuf_read(m, off, len, buf);
+}
+
+static struct egw_rxtok_consumer *
+match_dst(uint8_t family, const void *addr)
+{
+	struct rxtok_dst_key k;
+	void *data;
+
+	if (__atomic_load_n(&rxtok.n_dst, __ATOMIC_RELAXED) == 0)
+		return NULL;
+	memset(&k, 0, sizeof(k));
+	k.family = family;
+	memcpy(k.addr, addr, family == 4 ? 4 : 16);
+	if (rte_hash_lookup_data(rxtok.dst_hash, &k, &data) < 0)
+		return NULL;
+	return consumer_at((uint16_t)(uintptr_t)data);
+}
+
+static bool
+match_ipv4(struct rte_mbuf *m, struct rxtok_match *mt)
+{
+	uint32_t l3 = m->l2_len, ihl, tot;
+	struct rte_ipv4_hdr ipb;
+	struct rte_udp_hdr udpb;
+	const struct rte_ipv4_hdr *ip = hdr_at(m, l3, sizeof(ipb), &ipb);
+	const struct rte_udp_hdr *udp;
+
+	if (ip == NULL || (ip->version_ihl >> 4) != 4)
+		return false;
+	ihl = (uint32_t)(ip->version_ihl & 0xf) * 4;
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (ihl < sizeof(*ip) || tot < ihl || l3 + tot > m->pkt_len)
+		return false;
+	if (ip->next_proto_id == IPPROTO_UDP &&
+	    (rte_be_to_cpu_16(ip->fragment_offset) & 0x3fff) == 0) {
+		udp = hdr_at(m, l3 + ihl, sizeof(udpb), &udpb);
+		if (udp != NULL) {
+			uint16_t dport = rte_be_to_cpu_16(udp->dst_port);
+			uint32_t ulen = rte_be_to_cpu_16(udp->dgram_len);
+
+			mt->c = consumer_at(
+				__atomic_load_n(&rxtok.udp_tbl[dport], __ATOMIC_ACQUIRE));
+			if (mt->c != NULL) {
+				if (ulen < sizeof(*udp) || ulen > tot - ihl)
+					return false;
+				mt->off = l3 + ihl + sizeof(*udp);
+				mt->len = ulen - sizeof(*udp);
+				mt->key = dport;
+				return true;
+			}
+		}
+	}
+	mt->c = match_dst(4, &ip->dst_addr);
+	if (mt->c == NULL)
+		return false;
+	mt->off = l3 + ihl;
+	mt->len = tot - ihl;
+	mt->key = 0;
+	return true;
+}
+
+static bool
+match_ipv6(struct rte_mbuf *m, struct rxtok_match *mt)
+{
+	uint32_t l3 = m->l2_len, plen;
+	struct rte_ipv6_hdr ipb;
+	struct rte_udp_hdr udpb;
+	const struct rte_ipv6_hdr *ip = hdr_at(m, l3, sizeof(ipb), &ipb);
+	const struct rte_udp_hdr *udp;
+
+	if (ip == NULL || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
+		return false;
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	if (l3 + sizeof(*ip) + plen > m->pkt_len)
+		return false;
+	if (ip->proto == IPPROTO_UDP) {
+		udp = hdr_at(m, l3 + sizeof(*ip), sizeof(udpb), &udpb);
+		if (udp != NULL) {
+			uint16_t dport = rte_be_to_cpu_16(udp->dst_port);
+			uint32_t ulen = rte_be_to_cpu_16(udp->dgram_len);
+
+			mt->c = consumer_at(
+				__atomic_load_n(&rxtok.udp_tbl[dport], __ATOMIC_ACQUIRE));
+			if (mt->c != NULL) {
+				if (ulen < sizeof(*udp) || ulen > plen)
+					return false;
+				mt->off = l3 + sizeof(*ip) + sizeof(*udp);
+				mt->len = ulen - sizeof(*udp);
+				mt->key = dport;
+				return true;
+			}
+		}
+	}
+	mt->c = match_dst(6, ip->dst_addr);
+	if (mt->c == NULL)
+		return false;
+	mt->off = l3 + sizeof(*ip);
+	mt->len = plen;
+	mt->key = 0;
+	return true;
+}
+
+/* PPPoE session header (RFC 2516) and the PPP protocol field. */
+static bool
+match_pppoe(struct rte_mbuf *m, struct rxtok_match *mt)
+{
+	uint32_t l = m->l2_len, len, proto_len;
+	uint8_t hb[8];
+	const uint8_t *h = hdr_at(m, l, 8, hb);
+	uint16_t sid;
+
+	if (h == NULL || h[0] != 0x11 || h[1] != 0x00)
+		return false;
+	sid = (uint16_t)(h[2] << 8 | h[3]);
+	mt->c = consumer_at(__atomic_load_n(&rxtok.pppoe_tbl[sid], __ATOMIC_ACQUIRE));
+	if (mt->c == NULL)
+		return false;
+	len = (uint32_t)(h[4] << 8 | h[5]);
+	proto_len = (h[6] & 1) ? 1 : 2; /* protocol-field compression */
+	if (len < proto_len || l + 6 + len > m->pkt_len)
+		return false;
+	mt->off = l + 6 + proto_len;
+	mt->len = len - proto_len;
+	mt->key = sid;
+	return true;
+}
+
+/* Deliver the payload of m to mt->c. Returns -1 when delivered, or the drop
+ * reason (m then still belongs to the caller). */
+static int
+deliver_one(struct egw_rxtok_region *r, struct rte_mbuf *m, const struct rxtok_match *mt,
+	    uint16_t port, struct egw_rxtok_burst_res *res)
+{
+	struct egw_rxtok_consumer *c = mt->c;
+	struct egw_rxtok_rec recs[RXTOK_MAX_SEGS];
+	struct rte_mbuf *segs[RXTOK_MAX_SEGS];
+	struct rte_mbuf *s, *next;
+	uint32_t skip = mt->off, left = mt->len, n = 0, i, prev;
+
+	if (mt->len == 0)
+		return EGW_RXTOK_DROP_EMPTY;
+	/* one record per segment holding payload bytes */
+	for (s = m; s != NULL && left != 0; s = s->next) {
+		uint32_t take;
+
+		if (skip >= s->data_len) {
+			skip -= s->data_len;
+			continue;
+		}
+		if (n == RXTOK_MAX_SEGS)
+			return EGW_RXTOK_DROP_RING_FULL;
+		take = RTE_MIN(left, (uint32_t)s->data_len - skip);
+		recs[n].token =
+			(uint32_t)(((uint8_t *)s->buf_addr - r->base) >> EGW_RXTOK_PAGE_SHIFT);
+		recs[n].offset = (uint16_t)(s->data_off + skip);
+		recs[n].size = (uint16_t)take;
+		recs[n].key = mt->key;
+		recs[n].port = port;
+		recs[n].match = (uint8_t)c->match;
+		recs[n].flags = 0;
+		segs[n] = s;
+		left -= take;
+		skip = 0;
+		n++;
+	}
+	if (left != 0) /* pkt_len lies about the chain */
+		return EGW_RXTOK_DROP_EMPTY;
+	recs[0].flags |= EGW_RXTOK_REC_FIRST;
+	recs[n - 1].flags |= EGW_RXTOK_REC_LAST;
+
+	/* quota: reserve n tokens, give them back if that went over */
+	prev = __atomic_fetch_add(&c->outstanding, n, __ATOMIC_RELAXED);
+	if (prev + n > c->quota) {
+		__atomic_fetch_sub(&c->outstanding, n, __ATOMIC_RELAXED);
+		return EGW_RXTOK_DROP_QUOTA;
+	}
+	/* split the chain: payload segments become single pages owned by the
+	 * consumer, the others go back to the pool now */
+	for (s = m, i = 0; s != NULL; s = next) {
+		next = s->next;
+		if (i < n && s == segs[i]) {
+			s->next = NULL;
+			s->nb_segs = 1;
+			s->pkt_len = s->data_len;
+			__atomic_add_fetch(&r->refcnt[recs[i].token], 1, __ATOMIC_RELAXED);
+			i++;
+		} else {
+			s->next = NULL;
+			rte_pktmbuf_free_seg(s);
+		}
+	}
+	/* the ring publishes the records (release in rte_ring's tail update) */
+	if (unlikely(rte_ring_mp_enqueue_bulk_elem(c->ring, recs, sizeof(recs[0]), n, NULL) == 0)) {
+		/* cannot happen while records <= outstanding <= quota < ring
+		 * size; if it did, the pages are still only ours */
+		for (i = 0; i < n; i++)
+			rxtok_page_release(r, recs[i].token);
+		__atomic_fetch_sub(&c->outstanding, n, __ATOMIC_RELAXED);
+		return -2;
+	}
+	res->records += n;
+	return -1;
+}
+
+uint16_t
+egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], uint16_t n,
+			struct egw_rxtok_burst_res *res)
+{
+	struct egw_rxtok_region *bound;
+	uint16_t i, pass = 0;
+
+	if (__atomic_load_n(&rxtok.n_consumers, __ATOMIC_RELAXED) == 0)
+		return n;
+	bound = egw_rxtok_binding(port, queue);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct rxtok_match mt = {0};
+		bool hit;
+		int rc;
+
+		switch (egw_eth_meta(m)->cls) {
+		case EGW_ETH_CLS_IPV4: hit = match_ipv4(m, &mt); break;
+		case EGW_ETH_CLS_IPV6: hit = match_ipv6(m, &mt); break;
+		case EGW_ETH_CLS_PPPOE_SESS: hit = match_pppoe(m, &mt); break;
+		default: hit = false; break;
+		}
+		if (!hit) {
+			pkts[pass++] = m;
+			continue;
+		}
+		if (mt.c->region != bound) {
+			/* another binding's queue: never mix regions; tell the
+			 * consumer (its next receive fails with -EPIPE) */
+			if (!__atomic_load_n(&mt.c->steered, __ATOMIC_RELAXED))
+				__atomic_store_n(&mt.c->steered, 1, __ATOMIC_RELEASE);
+			rc = EGW_RXTOK_DROP_STEERED;
+		} else if (!__atomic_load_n(&mt.c->attached, __ATOMIC_ACQUIRE)) {
+			rc = EGW_RXTOK_DROP_DETACHED;
+		} else {
+			rc = deliver_one(bound, m, &mt, port, res);
+		}
+		if (rc == -1) {
+			res->delivered++;
+			continue;
+		}
+		if (rc == -2)
+			rc = EGW_RXTOK_DROP_RING_FULL;
+		res->drop[rc]++;
+		rte_pktmbuf_free(m);
+	}
+	return pass;
+}

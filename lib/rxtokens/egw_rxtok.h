@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * rxtokens: zero-copy payload delivery through a page-indexed token array
+ * over hugepage regions.
+ *
+ * A region is hugepage memory (a memfd, so its descriptor can be passed to
+ * another process) registered with DPDK and cut into 4 KiB pages; a token is
+ * a page index. Binding a region to RX queues makes those queues receive into
+ * an external-buffer mempool whose buffers are the region's pages (one page
+ * per mbuf), so a received payload already sits in region memory.
+ *
+ * A consumer belongs to one region (its binding) and subscribes to one flow.
+ * The worker that receives a matching packet keeps the mbuf, takes one
+ * reference per page holding payload and enqueues a record {token, offset,
+ * size, ...} on the consumer's ring. The consumer reads records (they become
+ * tokens it holds) and returns ranges of tokens; a page goes back to its
+ * mempool when its last reference drops.
+ *
+ * Threading: workers call egw_rxtok_deliver_burst() (lock-free: atomic page
+ * refcounts, a multi-producer ring per consumer). Everything else, and all of
+ * one consumer's ownership state, is used by one thread at a time: the
+ * control thread, or the thread an in-process consumer belongs to.
+ *
+ * Bookkeeping: a 32-bit refcount and a page-to-mbuf pointer per page, and
+ * per consumer a table of the tokens it holds sized by its quota, never by
+ * the region: memory grows as pages + consumers x quota, not pages x
+ * consumers.
+ */
+#ifndef EGW_RXTOK_H
+#define EGW_RXTOK_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
+
+#include "egw_rxtok_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most regions. */
+#define EGW_RXTOK_MAX_REGIONS 16
+/** Most consumers at once. */
+#define EGW_RXTOK_MAX_CONSUMERS 16384
+/** Default and largest quota (tokens outstanding per consumer). */
+#define EGW_RXTOK_DEF_QUOTA 256
+#define EGW_RXTOK_MAX_QUOTA 65536
+
+struct egw_rxtok_region;
+struct egw_rxtok_consumer;
+
+/** Why a worker did not deliver a matching packet. */
+enum egw_rxtok_drop {
+	EGW_RXTOK_DROP_QUOTA = 0, /**< consumer at its quota (backpressure) */
+	EGW_RXTOK_DROP_STEERED,   /**< arrived on a queue of another binding */
+	EGW_RXTOK_DROP_DETACHED,  /**< external consumer not attached */
+	EGW_RXTOK_DROP_RING_FULL, /**< consumer's record ring full */
+	EGW_RXTOK_DROP_EMPTY,     /**< matched, but no payload byte */
+	EGW_RXTOK_DROP_MAX
+};
+
+/** What one egw_rxtok_deliver_burst() call did, added to by the call. */
+struct egw_rxtok_burst_res {
+	uint32_t delivered;                /**< packets delivered */
+	uint32_t records;                  /**< records enqueued */
+	uint32_t drop[EGW_RXTOK_DROP_MAX]; /**< packets dropped (and freed) */
+};
+
+/**
+ * Initialise the library. Call once on the main lcore after EAL.
+ *
+ * @param qsbr
+ *   The RCU variable the workers report quiescent states on; consumers are
+ *   freed only after a grace period of it.
+ * @return 0, or -EINVAL if qsbr is NULL.
+ */
+int egw_rxtok_init(struct rte_rcu_qsbr *qsbr);
+
+/**
+ * Create a region: hugepage memfd of @p size bytes (a multiple of the huge
+ * page size), mapped, registered with rte_extmem_register().
+ *
+ * @param name  unique name (1..31 characters)
+ * @param size  bytes
+ * @param hugepage_size  2 MiB or 1 GiB
+ * @return the region, or NULL with rte_errno: EINVAL (bad name or size),
+ *   EEXIST (name taken), ENOSPC (too many regions), ENOMEM (no hugepages).
+ */
+struct egw_rxtok_region *egw_rxtok_region_create(const char *name, uint64_t size,
+						 uint64_t hugepage_size);
+
+/**
+ * Destroy a region that has no binding and no consumer.
+ * @return 0, -EBUSY (bound or in use), -EINVAL (NULL).
+ */
+int egw_rxtok_region_destroy(struct egw_rxtok_region *r);
+
+/** Find a region by name; NULL if none. */
+struct egw_rxtok_region *egw_rxtok_region_find(const char *name);
+
+/** Region by id (0 .. EGW_RXTOK_MAX_REGIONS-1); NULL if none. */
+struct egw_rxtok_region *egw_rxtok_region_get(uint32_t id);
+
+/** Region id, as consumers see it. */
+uint32_t egw_rxtok_region_id(const struct egw_rxtok_region *r);
+
+/** Region name. */
+const char *egw_rxtok_region_name(const struct egw_rxtok_region *r);
+
+/**
+ * The region's mbuf pool (created on first use: one mbuf per 4 KiB page,
+ * its buffer the page). The caller sets its RX queues up with it.
+ * @return the pool, or NULL with rte_errno.
+ */
+struct rte_mempool *egw_rxtok_region_pool(struct egw_rxtok_region *r);
+
+/**
+ * Record that RX queue (port, queue) is bound to region @p r (the caller has
+ * set the queue up with egw_rxtok_region_pool()). Forwarding must be stopped.
+ * @return 0, -EBUSY (the queue already has a binding), -EINVAL.
+ */
+int egw_rxtok_bind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue);
+
+/**
+ * Map the region for DMA by the port's device (rte_dev_dma_map()).
+ * @return 0, -ENOTSUP when the device needs no mapping (vdevs), or an errno.
+ */
+int egw_rxtok_region_dma_map(struct egw_rxtok_region *r, uint16_t port);
+
+/** Region bound to (port, queue), or NULL. */
+struct egw_rxtok_region *egw_rxtok_binding(uint16_t port, uint16_t queue);
+
+/** Consumer configuration. */
+struct egw_rxtok_consumer_conf {
+	const char *name; /**< unique, 1..63 characters */
+	struct egw_rxtok_region *region;
+	uint32_t quota; /**< 0 = EGW_RXTOK_DEF_QUOTA */
+	enum egw_rxtok_match match;
+	uint16_t udp_dport;     /**< EGW_RXTOK_MATCH_UDP_DPORT */
+	uint16_t pppoe_session; /**< EGW_RXTOK_MATCH_PPPOE */
+	uint8_t dst[16];        /**< DST4 (first 4 bytes) or DST6, network order */
+	int external;           /**< fed to a process attaching by socket */
+	const char *dump;       /**< in-process consumer served by egw_rxtok_service():
+					     each payload appended to this file as a 4-byte
+					     big-endian length and the bytes; NULL: none */
+};
+
+/**
+ * Create a consumer and publish its flow match.
+ * @return the consumer, or NULL with rte_errno: EINVAL, EEXIST (name or
+ *   flow taken: the message names the other consumer), ENOSPC, ENOMEM,
+ *   ENOTCONN (region NULL: no binding).
+ */
+struct egw_rxtok_consumer *egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf);
+
+/**
+ * Close a consumer: unpublish its flow, wait for an RCU grace period (no
+ * worker delivers to it any more), release every reference it holds or has
+ * waiting in its ring, and detach its process. The consumer keeps its name
+ * until destroyed; receive and return on it fail with -EBADF.
+ * @return 0 (also if already closed) or -EINVAL.
+ */
+int egw_rxtok_consumer_close(struct egw_rxtok_consumer *c);
+
+/**
+ * Close (if needed) and free a consumer.
+ * @return 0 or -EINVAL.
+ */
+int egw_rxtok_consumer_destroy(struct egw_rxtok_consumer *c);
+
+/** Find a consumer by name; NULL if none. */
+struct egw_rxtok_consumer *egw_rxtok_consumer_find(const char *name);
+
+/**
+ * Read up to @p n records; their tokens become held by the consumer.
+ * @return records read (0 if none), -EPIPE once after the consumer's flow
+ *   was steered to a queue of another binding (packets not delivered),
+ *   -EBADF if the consumer is closed, -ENOTCONN if @p c is NULL.
+ */
+int egw_rxtok_recv(struct egw_rxtok_consumer *c, struct egw_rxtok_rec *recs, unsigned int n);
+
+/**
+ * Give tokens back. All or nothing: either every token of every range was
+ * held (as many times as it is named) and is released, or nothing changes.
+ *
+ * @param region  the region id the tokens belong to
+ * @return tokens released, or: -ENOTCONN (@p c NULL: no binding), -EBADF
+ *   (closed), -EXDEV (another region), -EINVAL (n or a range count 0 or too
+ *   large), -ERANGE (a token past the region), -ENOENT (a token not held, or
+ *   named more often than held). Every rejection is counted.
+ */
+int egw_rxtok_return(struct egw_rxtok_consumer *c, uint32_t region,
+		     const struct egw_rxtok_range *ranges, unsigned int n);
+
+/**
+ * Worker: offer a burst of classified frames (lib/eth) received on
+ * (port, queue). Frames of a consumer's flow are delivered (kept for the
+ * consumer) or dropped with a reason (and freed); the others are moved to
+ * the front, in order, for the next stage.
+ *
+ * @return the number of frames passed on, now pkts[0 .. ret-1].
+ */
+uint16_t egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], uint16_t n,
+				 struct egw_rxtok_burst_res *res);
+
+/** Control thread: true if any consumer exists (cheap check for workers too). */
+int egw_rxtok_active(void);
+
+/**
+ * Listen for external consumers on a UNIX socket (SOCK_SEQPACKET).
+ * @return 0, -EALREADY, or a negative errno from socket/bind/listen.
+ */
+int egw_rxtok_listen(const char *path);
+
+/**
+ * Control thread: accept and answer consumers, detect closed or dead ones
+ * (releasing what they held), move records to attached consumers' shared
+ * rings, take their returned ranges. Call often; cheap when idle.
+ * @return units of work done (0 when idle).
+ */
+unsigned int egw_rxtok_service(void);
+
+/** Close the listening socket and every attachment; destroy everything. */
+void egw_rxtok_fini(void);
+
+/** Print regions, bindings and/or consumers ("regions", "bindings",
+ *  "consumers" or NULL for all). */
+void egw_rxtok_show(FILE *f, const char *what);
+
+/** Write regions and consumers as a JSON object (for --stats-json). */
+void egw_rxtok_json(FILE *f);
+
+/** Drop reason names, for counters. */
+const char *egw_rxtok_drop_name(unsigned int reason);
+
+/**
+ * Bytes of bookkeeping the library holds: page refcounts, page-to-mbuf
+ * tables, consumer structures and their held-token tables (rings excluded),
+ * as the allocator reports them (rte_malloc_get_socket_stats deltas are
+ * checked against it in the tests).
+ */
+uint64_t egw_rxtok_bookkeeping_bytes(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EGW_RXTOK_H */

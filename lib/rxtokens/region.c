@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Regions: hugepage memfds registered with DPDK, their page refcounts, the
+ * external-buffer mempool whose buffers are the pages, and bindings to RX
+ * queues.
+ */
+#define ALLOW_EXPERIMENTAL_API
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/memfd.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_memory.h>
+
+#include "rxtok_private.h"
+
+RTE_LOG_REGISTER_DEFAULT(egw_rxtok_logtype, INFO);
+
+struct rxtok_state rxtok = {.listen_fd = -1};
+
+#ifndef MFD_HUGE_1GB
+#define MFD_HUGE_1GB (30u << MFD_HUGE_SHIFT)
+#endif
+#ifndef MFD_HUGE_2MB
+#define MFD_HUGE_2MB (21u << MFD_HUGE_SHIFT)
+#endif
+
+void *
+rxtok_zmalloc(const char *what, size_t size)
+{
+	void *p = rte_zmalloc(what, size, RTE_CACHE_LINE_SIZE);
+
+	if (p != NULL)
+		rxtok.bookkeeping += size;
+	return p;
+}
+
+void
+rxtok_free(void *p, size_t size)
+{
+	if (p == NULL)
+		return;
+	rxtok.bookkeeping -= size;
+	rte_free(p);
+}
+
+uint64_t
+egw_rxtok_bookkeeping_bytes(void)
+{
+	/* the fixed tables count too */
+	return rxtok.bookkeeping + sizeof(rxtok);
+}
+
+int
+egw_rxtok_init(struct rte_rcu_qsbr *qsbr)
+{
+	struct rte_hash_parameters hp = {
+		.name = "egw_rxtok_dst",
+		.entries = EGW_RXTOK_MAX_CONSUMERS,
+		.key_len = sizeof(struct rxtok_dst_key),
+		.socket_id = SOCKET_ID_ANY,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
+	};
+
+	if (qsbr == NULL)
+		return -EINVAL;
+	if (rxtok.qsbr != NULL)
+		return 0;
+	rxtok.dst_hash = rte_hash_create(&hp);
+	if (rxtok.dst_hash == NULL)
+		return -rte_errno;
+	rxtok.qsbr = qsbr;
+	rxtok.listen_fd = -1;
+	return 0;
+}
+
+struct egw_rxtok_region *
+egw_rxtok_region_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < EGW_RXTOK_MAX_REGIONS; i++)
+		if (rxtok.regions[i].used && strcmp(rxtok.regions[i].name, name) == 0)
+			return &rxtok.regions[i];
+	return NULL;
+}
+
+struct egw_rxtok_region *
+egw_rxtok_region_get(uint32_t id)
+{
+	if (id >= EGW_RXTOK_MAX_REGIONS || !rxtok.regions[id].used)
+		return NULL;
+	return &rxtok.regions[id];
+}
+
+uint32_t
+egw_rxtok_region_id(const struct egw_rxtok_region *r)
+{
+	return r->id;
+}
+
+const char *
+egw_rxtok_region_name(const struct egw_rxtok_region *r)
+{
+	return r->name;
+}
+
+struct egw_rxtok_region *
+egw_rxtok_region_create(const char *name, uint64_t size, uint64_t hugepage_size)
+{
+	struct egw_rxtok_region *r = NULL;
+	rte_iova_t *iova = NULL;
+	unsigned int flags, i;
+	uint64_t n_huge, k;
+	void *base;
+	int fd;
+
+	if (name == NULL || name[0] == '\0' || strlen(name) >= sizeof(r->name) ||
+	    (hugepage_size != RTE_PGSIZE_2M && hugepage_size != RTE_PGSIZE_1G) || size == 0 ||
+	    size % hugepage_size != 0 || size >> EGW_RXTOK_PAGE_SHIFT > UINT32_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (egw_rxtok_region_find(name) != NULL) {
+		rte_errno = EEXIST;
+		return NULL;
+	}
+	for (i = 0; i < EGW_RXTOK_MAX_REGIONS; i++) {
+		if (!rxtok.regions[i].used) {
+			r = &rxtok.regions[i];
+			break;
+		}
+	}
+	if (r == NULL) {
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	flags = MFD_CLOEXEC | MFD_HUGETLB |
+		(hugepage_size == RTE_PGSIZE_2M ? MFD_HUGE_2MB : MFD_HUGE_1GB);
+	fd = memfd_create(name, flags);
+	if (fd < 0) {
+		rte_errno = errno;
+		return NULL;
+	}
+	if (ftruncate(fd, (off_t)size) != 0) {
+		rte_errno = errno;
+		close(fd);
+		return NULL;
+	}
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (base == MAP_FAILED) {
+		rte_errno = ENOMEM;
+		close(fd);
+		return NULL;
+	}
+	/* hugetlb reserves the pages at mmap(): too few hugepages fail here */
+	/* one IOVA per hugepage: with IOVA as PA the pages are not contiguous */
+	n_huge = size / hugepage_size;
+	iova = malloc(sizeof(*iova) * n_huge);
+	if (iova == NULL)
+		goto nomem;
+	for (k = 0; k < n_huge; k++)
+		iova[k] = rte_eal_iova_mode() == RTE_IOVA_VA
+				  ? (rte_iova_t)(uintptr_t)((uint8_t *)base + k * hugepage_size)
+				  : rte_mem_virt2iova((uint8_t *)base + k * hugepage_size);
+	if (rte_extmem_register(base, size, iova, (unsigned int)n_huge, hugepage_size) != 0) {
+		RXTOK_LOG(ERR, "region %s: rte_extmem_register: %s\n", name,
+			  rte_strerror(rte_errno));
+		free(iova);
+		munmap(base, size);
+		close(fd);
+		return NULL;
+	}
+	free(iova);
+
+	memset(r, 0, sizeof(*r));
+	r->id = (uint32_t)(r - rxtok.regions);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->memfd = fd;
+	r->base = base;
+	r->size = size;
+	r->hugepage_size = hugepage_size;
+	r->n_pages = (uint32_t)(size >> EGW_RXTOK_PAGE_SHIFT);
+	r->refcnt = rxtok_zmalloc("egw_rxtok_refcnt", sizeof(*r->refcnt) * r->n_pages);
+	if (r->refcnt == NULL) {
+		rte_extmem_unregister(base, size);
+		munmap(base, size);
+		close(fd);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	r->used = true;
+	return r;
+nomem:
+	munmap(base, size);
+	close(fd);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+/* Page of the mbuf's buffer, for the page-to-mbuf table. */
+static void
+page_map_cb(struct rte_mempool *mp __rte_unused, void *arg, void *obj,
+	    unsigned int idx __rte_unused)
+{
+	struct egw_rxtok_region *r = arg;
+	struct rte_mbuf *m = obj;
+	uint64_t off = (uint64_t)((uint8_t *)m->buf_addr - r->base);
+
+	if (off < r->size)
+		r->page_mbuf[off >> EGW_RXTOK_PAGE_SHIFT] = m;
+}
+
+struct rte_mempool *
+egw_rxtok_region_pool(struct egw_rxtok_region *r)
+{
+	struct rte_pktmbuf_extmem *ext;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	uint64_t n_huge, k;
+
+	if (r == NULL || !r->used) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (r->pool != NULL)
+		return r->pool;
+	n_huge = r->size / r->hugepage_size;
+	ext = malloc(sizeof(*ext) * n_huge);
+	if (ext == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	for (k = 0; k < n_huge; k++) {
+		uint8_t *va = r->base + k * r->hugepage_size;
+
+		ext[k].buf_ptr = va;
+		ext[k].buf_iova = rte_mem_virt2iova(va);
+		if (ext[k].buf_iova == RTE_BAD_IOVA)
+			ext[k].buf_iova = (rte_iova_t)(uintptr_t)va;
+		ext[k].buf_len = r->hugepage_size;
+		ext[k].elt_size = EGW_RXTOK_PAGE_SIZE;
+	}
+	r->page_mbuf = rxtok_zmalloc("egw_rxtok_pagembuf", sizeof(*r->page_mbuf) * r->n_pages);
+	if (r->page_mbuf == NULL) {
+		free(ext);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "egw_rxtok_r%u", r->id);
+	/* rte_mempool_avail_count() counts the lcore caches too, so "the
+	 * pool is full again" stays exact with them */
+	r->pool = rte_pktmbuf_pool_create_extbuf(name, r->n_pages, r->n_pages >= 1024 ? 256 : 0, 0,
+						 EGW_RXTOK_PAGE_SIZE, SOCKET_ID_ANY, ext,
+						 (unsigned int)n_huge);
+	free(ext);
+	if (r->pool == NULL) {
+		RXTOK_LOG(ERR, "region %s: mempool: %s\n", r->name, rte_strerror(rte_errno));
+		rxtok_free(r->page_mbuf, sizeof(*r->page_mbuf) * r->n_pages);
+		r->page_mbuf = NULL;
+		return NULL;
+	}
+	rte_mempool_obj_iter(r->pool, page_map_cb, r);
+	return r->pool;
+}
+
+int
+egw_rxtok_region_destroy(struct egw_rxtok_region *r)
+{
+	if (r == NULL || !r->used)
+		return -EINVAL;
+	if (r->n_bindings != 0 || r->n_consumers != 0)
+		return -EBUSY;
+	if (r->pool != NULL)
+		rte_mempool_free(r->pool);
+	rxtok_free(r->page_mbuf, sizeof(*r->page_mbuf) * r->n_pages);
+	rxtok_free(r->refcnt, sizeof(*r->refcnt) * r->n_pages);
+	rte_extmem_unregister(r->base, r->size);
+	munmap(r->base, r->size);
+	close(r->memfd);
+	memset(r, 0, sizeof(*r));
+	return 0;
+}
+
+int
+egw_rxtok_bind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue)
+{
+	if (r == NULL || !r->used || port >= RTE_MAX_ETHPORTS || queue >= RTE_MAX_QUEUES_PER_PORT)
+		return -EINVAL;
+	if (rxtok.bind_tbl[port][queue] != 0)
+		return -EBUSY;
+	/* workers read it with acquire; set while forwarding is stopped */
+	__atomic_store_n(&rxtok.bind_tbl[port][queue], (uint8_t)(r->id + 1), __ATOMIC_RELEASE);
+	r->n_bindings++;
+	return 0;
+}
+
+int
+egw_rxtok_region_dma_map(struct egw_rxtok_region *r, uint16_t port)
+{
+	struct rte_eth_dev_info info;
+	uint64_t k;
+	int rc;
+
+	if (r == NULL || !r->used)
+		return -EINVAL;
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0)
+		return rc;
+	for (k = 0; k < r->size / r->hugepage_size; k++) {
+		uint8_t *va = r->base + k * r->hugepage_size;
+		rte_iova_t iova = rte_mem_virt2iova(va);
+
+		rc = rte_dev_dma_map(info.device, va,
+				     iova != RTE_BAD_IOVA ? iova : (rte_iova_t)(uintptr_t)va,
+				     r->hugepage_size);
+		if (rc != 0)
+			return rte_errno == ENOTSUP ? -ENOTSUP : -rte_errno;
+	}
+	return 0;
+}
+
+struct egw_rxtok_region *
+egw_rxtok_binding(uint16_t port, uint16_t queue)
+{
+	uint8_t b;
+
+	if (port >= RTE_MAX_ETHPORTS || queue >= RTE_MAX_QUEUES_PER_PORT)
+		return NULL;
+	b = __atomic_load_n(&rxtok.bind_tbl[port][queue], __ATOMIC_ACQUIRE);
+	return b != 0 ? &rxtok.regions[b - 1] : NULL;
+}
+
+void
+rxtok_page_release(struct egw_rxtok_region *r, uint32_t token)
+{
+	/* acq_rel: the consumer's reads of the page happen before the page
+	 * goes back to the pool and is reused */
+	if (__atomic_sub_fetch(&r->refcnt[token], 1, __ATOMIC_ACQ_REL) == 0)
+		rte_pktmbuf_free_seg(r->page_mbuf[token]);
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* rxtokens internals shared by the library's files. */
+#ifndef EGW_RXTOK_PRIVATE_H
+#define EGW_RXTOK_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_hash.h>
+#include <rte_log.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "egw_rxtok.h"
+
+extern int egw_rxtok_logtype;
+#define RXTOK_LOG(level, ...) rte_log(RTE_LOG_##level, egw_rxtok_logtype, "rxtokens: " __VA_ARGS__)
+
+struct egw_rxtok_region {
+	uint32_t id;
+	bool used;
+	char name[32];
+	int memfd;
+	uint8_t *base;
+	uint64_t size;
+	uint64_t hugepage_size;
+	uint32_t n_pages;            /**< 4 KiB pages: the token space */
+	uint32_t *refcnt;            /**< [n_pages] consumer references, atomic */
+	struct rte_mbuf **page_mbuf; /**< [n_pages] the mbuf whose buffer is the page */
+	struct rte_mempool *pool;
+	uint32_t n_bindings;
+	uint32_t n_consumers;
+};
+
+/* Tokens a consumer holds: an open-addressed multiset (a token held twice is
+ * in it twice), linear probing with backward-shift deletion, at most half
+ * full: capacity is the quota rounded up to a power of two, times two. */
+#define RXTOK_SLOT_EMPTY UINT32_MAX
+
+struct rxtok_holdings {
+	uint32_t mask;  /**< capacity - 1 */
+	uint32_t count; /**< tokens held */
+	uint32_t *slot;
+};
+
+struct egw_rxtok_consumer {
+	/* read by workers */
+	char name[64];
+	uint32_t idx;
+	struct egw_rxtok_region *region;
+	uint32_t quota;
+	int external;
+	int attached;          /**< external: a process is attached (atomic) */
+	struct rte_ring *ring; /**< records, MP (workers) / SC (owner) */
+	enum egw_rxtok_match match;
+	uint16_t udp_dport;
+	uint16_t pppoe_session;
+	uint8_t dst[16];
+	int32_t dst_pos; /**< position in the dst hash, -1 if none */
+
+	/* written by workers (atomics), on a line of their own */
+	uint32_t outstanding __rte_cache_aligned; /**< tokens delivered, not yet released */
+	uint32_t steered;                         /**< flow seen on another binding */
+
+	/* owner thread only */
+	struct rxtok_holdings held __rte_cache_aligned;
+	bool closed;
+	uint64_t n_recv;      /**< records read */
+	uint64_t n_returned;  /**< tokens returned */
+	uint64_t n_released;  /**< tokens released by close/detach */
+	uint64_t n_reject[8]; /**< rejected return calls by cause (rxtok_reject) */
+	uint64_t n_steered;   /**< -EPIPE reported */
+	uint64_t n_attach;
+
+	/* external attachment (owner thread) */
+	int sock;
+	int shm_fd;
+	size_t shm_size;
+	struct egw_rxtok_shm_hdr *shm;
+	struct rte_ring *xrec;
+	struct rte_ring *xret;
+
+	/* in-process dump consumer (owner thread) */
+	FILE *dump;
+	uint8_t *dump_buf;
+	uint32_t dump_len;
+	uint64_t dump_payloads;
+};
+
+enum rxtok_reject {
+	RXTOK_REJ_NOTCONN = 0,
+	RXTOK_REJ_BADF,
+	RXTOK_REJ_XDEV,
+	RXTOK_REJ_INVAL,
+	RXTOK_REJ_RANGE,
+	RXTOK_REJ_NOENT,
+	RXTOK_REJ_MAX
+};
+
+/* Global state (control thread writes, workers read). */
+struct rxtok_state {
+	struct rte_rcu_qsbr *qsbr;
+	struct egw_rxtok_region regions[EGW_RXTOK_MAX_REGIONS];
+	struct egw_rxtok_consumer *consumers[EGW_RXTOK_MAX_CONSUMERS];
+	uint32_t n_consumers;      /**< atomic: workers skip all work at 0 */
+	uint32_t n_dst;            /**< consumers matching on a destination */
+	uint16_t udp_tbl[65536];   /**< UDP port -> consumer idx + 1 */
+	uint16_t pppoe_tbl[65536]; /**< PPPoE session -> consumer idx + 1 */
+	struct rte_hash *dst_hash; /**< struct rxtok_dst_key -> idx + 1 */
+	uint8_t bind_tbl[RTE_MAX_ETHPORTS][RTE_MAX_QUEUES_PER_PORT]; /**< region id + 1 */
+	int listen_fd;
+	char listen_path[108];
+	uint64_t bookkeeping; /**< bytes allocated for bookkeeping */
+	uint64_t rej_notconn; /**< token calls without a consumer/binding */
+};
+
+struct rxtok_dst_key {
+	uint8_t family; /* 4 or 6 */
+	uint8_t pad[3];
+	uint8_t addr[16];
+};
+
+extern struct rxtok_state rxtok;
+
+void *rxtok_zmalloc(const char *what, size_t size);
+void rxtok_free(void *p, size_t size);
+
+void rxtok_page_release(struct egw_rxtok_region *r, uint32_t token);
+int rxtok_holdings_insert(struct rxtok_holdings *h, uint32_t token);
+bool rxtok_holdings_remove(struct rxtok_holdings *h, uint32_t token);
+void rxtok_release_all(struct egw_rxtok_consumer *c);
+int rxtok_return(struct egw_rxtok_consumer *c, uint32_t region,
+		 const struct egw_rxtok_range *ranges, unsigned int n);
+void rxtok_detach(struct egw_rxtok_consumer *c);
+
+#endif /* EGW_RXTOK_PRIVATE_H */

@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control thread's side: external consumers attach over a UNIX socket
+ * and get the region (read-only) and a shared memory with two rings; this
+ * file moves records to them, takes their returned ranges, and releases what
+ * they held when their socket closes (process exit or crash included). It
+ * also serves in-process "dump" consumers, and prints state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+
+#include "rxtok_private.h"
+
+#define RXTOK_RET_RING_SIZE 256
+#define RXTOK_PENDING_MAX 16
+#define RXTOK_SVC_BURST 64
+
+/* Connections that have not said hello yet. */
+static struct {
+	int fd;
+	uint64_t deadline;
+} pending[RXTOK_PENDING_MAX];
+static int n_pending;
+static int epfd = -1;
+
+static void
+welcome_send(int fd, int status, const char *msg, int fds[2], uint64_t region_size,
+	     uint64_t shm_size)
+{
+	struct egw_rxtok_welcome w = {
+		.magic = EGW_RXTOK_HELLO_MAGIC,
+		.status = status,
+		.region_size = region_size,
+		.shm_size = shm_size,
+	};
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	snprintf(w.message, sizeof(w.message), "%s", msg);
+	if (status == 0) {
+		struct cmsghdr *cm;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, 2 * sizeof(int));
+	}
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
+		RXTOK_LOG(WARNING, "welcome: %s\n", strerror(errno));
+}
+
+/* Shared memory for one attachment: header, record ring, return ring. */
+static int
+shm_create(struct egw_rxtok_consumer *c)
+{
+	unsigned int rec_count = rte_ring_get_capacity(c->ring) + 1;
+	ssize_t rec_sz = rte_ring_get_memsize_elem(sizeof(struct egw_rxtok_rec), rec_count);
+	ssize_t ret_sz =
+		rte_ring_get_memsize_elem(sizeof(struct egw_rxtok_ret), RXTOK_RET_RING_SIZE);
+	size_t hdr_sz = RTE_ALIGN_CEIL(sizeof(struct egw_rxtok_shm_hdr), RTE_CACHE_LINE_SIZE);
+	size_t size;
+	struct egw_rxtok_shm_hdr *h;
+	int fd;
+
+	if (rec_sz < 0 || ret_sz < 0)
+		return -EINVAL;
+	size = RTE_ALIGN_CEIL(hdr_sz + (size_t)rec_sz + (size_t)ret_sz, 4096);
+	fd = memfd_create("egw_rxtok_shm", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) != 0) {
+		close(fd);
+		return -errno;
+	}
+	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		close(fd);
+		return -errno;
+	}
+	h->magic = EGW_RXTOK_SHM_MAGIC;
+	h->version = EGW_RXTOK_ABI_VERSION;
+	h->hdr_size = sizeof(*h);
+	h->region_size = c->region->size;
+	h->region_id = c->region->id;
+	h->page_size = EGW_RXTOK_PAGE_SIZE;
+	h->rec_ring_off = (uint32_t)hdr_sz;
+	h->ret_ring_off = (uint32_t)(hdr_sz + (size_t)rec_sz);
+	h->quota = c->quota;
+	h->max_ranges = EGW_RXTOK_MAX_RANGES;
+	h->flags = 0;
+	c->xrec = (struct rte_ring *)((uint8_t *)h + h->rec_ring_off);
+	c->xret = (struct rte_ring *)((uint8_t *)h + h->ret_ring_off);
+	rte_ring_init(c->xrec, "egw_rxtok_xrec", rec_count, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	rte_ring_init(c->xret, "egw_rxtok_xret", RXTOK_RET_RING_SIZE,
+		      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	c->shm = h;
+	c->shm_size = size;
+	c->shm_fd = fd;
+	return 0;
+}
+
+static void
+attach(int fd)
+{
+	struct egw_rxtok_hello hello;
+	struct egw_rxtok_consumer *c;
+	char path[64], msg[128];
+	int fds[2], rofd, rc;
+	ssize_t n;
+
+	n = recv(fd, &hello, sizeof(hello), MSG_DONTWAIT);
+	if (n != (ssize_t)sizeof(hello) || hello.magic != EGW_RXTOK_HELLO_MAGIC ||
+	    hello.version != EGW_RXTOK_ABI_VERSION) {
+		welcome_send(fd, -EPROTO, "bad hello (magic, version or size)", NULL, 0, 0);
+		close(fd);
+		return;
+	}
+	hello.consumer[sizeof(hello.consumer) - 1] = '\0';
+	c = egw_rxtok_consumer_find(hello.consumer);
+	rc = 0;
+	if (c == NULL) {
+		rc = -ENOENT;
+		snprintf(msg, sizeof(msg), "no consumer '%s' (rxtokens consumer add)",
+			 hello.consumer);
+	} else if (!c->external || c->closed) {
+		rc = -EPERM;
+		snprintf(msg, sizeof(msg), "consumer '%s' is not an external consumer",
+			 hello.consumer);
+	} else if (c->sock >= 0) {
+		rc = -EBUSY;
+		snprintf(msg, sizeof(msg), "consumer '%s' already has a process attached",
+			 hello.consumer);
+	} else if ((rc = shm_create(c)) < 0) {
+		snprintf(msg, sizeof(msg), "shared memory: %s", strerror(-rc));
+	}
+	if (rc < 0) {
+		welcome_send(fd, rc, msg, NULL, 0, 0);
+		close(fd);
+		return;
+	}
+	/* a read-only descriptor of the region: the consumer cannot map it
+	 * writable */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", c->region->memfd);
+	rofd = open(path, O_RDONLY | O_CLOEXEC);
+	if (rofd < 0) {
+		welcome_send(fd, -errno, "cannot reopen the region read-only", NULL, 0, 0);
+		munmap(c->shm, c->shm_size);
+		close(c->shm_fd);
+		c->shm = NULL;
+		close(fd);
+		return;
+	}
+	fds[0] = rofd;
+	fds[1] = c->shm_fd;
+	welcome_send(fd, 0, "ok", fds, c->region->size, c->shm_size);
+	close(rofd);
+	close(c->shm_fd);
+	c->shm_fd = -1;
+	c->sock = fd;
+	c->n_attach++;
+	if (epfd >= 0) {
+		struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.u32 = c->idx};
+
+		epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+	}
+	/* workers may deliver from here on (acquire in deliver.c) */
+	__atomic_store_n(&c->attached, 1, __ATOMIC_RELEASE);
+	RXTOK_LOG(INFO, "consumer %s attached\n", c->name);
+}
+
+void
+rxtok_detach(struct egw_rxtok_consumer *c)
+{
+	if (c->sock < 0)
+		return;
+	__atomic_store_n(&c->attached, 0, __ATOMIC_RELEASE);
+	/* no worker is still delivering to c once the grace period ends */
+	rte_rcu_qsbr_synchronize(rxtok.qsbr, RTE_QSBR_THRID_INVALID);
+	rxtok_release_all(c);
+	if (epfd >= 0)
+		epoll_ctl(epfd, EPOLL_CTL_DEL, c->sock, NULL);
+	close(c->sock);
+	c->sock = -1;
+	munmap(c->shm, c->shm_size);
+	c->shm = NULL;
+	c->xrec = NULL;
+	c->xret = NULL;
+	RXTOK_LOG(INFO, "consumer %s detached: every reference it held released\n", c->name);
+}
+
+int
+egw_rxtok_listen(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (rxtok.listen_fd >= 0)
+		return -EALREADY;
+	if (path == NULL || path[0] == '\0' || strlen(path) >= sizeof(sa.sun_path))
+		return -EINVAL;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 16) != 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	if (epfd < 0)
+		epfd = epoll_create1(EPOLL_CLOEXEC);
+	rxtok.listen_fd = fd;
+	snprintf(rxtok.listen_path, sizeof(rxtok.listen_path), "%s", path);
+	return 0;
+}
+
+static unsigned int
+accept_new(void)
+{
+	uint64_t now = rte_get_tsc_cycles();
+	unsigned int work = 0;
+	int i, fd;
+
+	while (n_pending < RXTOK_PENDING_MAX &&
+	       (fd = accept4(rxtok.listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		pending[n_pending].fd = fd;
+		pending[n_pending].deadline = now + 2 * rte_get_tsc_hz();
+		n_pending++;
+		work++;
+	}
+	for (i = 0; i < n_pending;) {
+		char b;
+		ssize_t n = recv(pending[i].fd, &b, 1, MSG_DONTWAIT | MSG_PEEK);
+
+		if (n > 0) {
+			attach(pending[i].fd);
+		} else if ((n < 0 && errno == EAGAIN) && now < pending[i].deadline) {
+			i++;
+			continue;
+		} else {
+			close(pending[i].fd); /* closed, error, or silent too long */
+		}
+		pending[i] = pending[--n_pending];
+		work++;
+	}
+	return work;
+}
+
+/* Records to the shared ring (they become held), returned ranges back. */
+static unsigned int
+serve_external(struct egw_rxtok_consumer *c)
+{
+	struct egw_rxtok_rec recs[RXTOK_SVC_BURST];
+	struct egw_rxtok_ret rets[RXTOK_SVC_BURST];
+	unsigned int n, i, room, work = 0;
+
+	if (__atomic_load_n(&c->steered, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&c->steered, 0, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_or(&c->shm->flags, EGW_RXTOK_SHM_F_STEERED, __ATOMIC_RELEASE);
+		c->n_steered++;
+	}
+	room = RTE_MIN(rte_ring_free_count(c->xrec), (unsigned int)RXTOK_SVC_BURST);
+	n = rte_ring_sc_dequeue_burst_elem(c->ring, recs, sizeof(recs[0]), room, NULL);
+	if (n != 0) {
+		for (i = 0; i < n; i++)
+			rxtok_holdings_insert(&c->held, recs[i].token);
+		c->n_recv += n;
+		rte_ring_sp_enqueue_bulk_elem(c->xrec, recs, sizeof(recs[0]), n, NULL);
+		work += n;
+	}
+	n = rte_ring_sc_dequeue_burst_elem(c->xret, rets, sizeof(rets[0]), RTE_DIM(rets), NULL);
+	for (i = 0; i < n; i++) {
+		struct egw_rxtok_range r = {rets[i].token_start, rets[i].token_count};
+
+		/* each entry is one call: a bad one is rejected and counted,
+		 * the others go through */
+		rxtok_return(c, rets[i].region, &r, 1);
+	}
+	return work + n;
+}
+
+/* In-process consumer: copy payloads to its file, give the pages back. */
+static unsigned int
+serve_dump(struct egw_rxtok_consumer *c)
+{
+	struct egw_rxtok_rec recs[RXTOK_SVC_BURST];
+	struct egw_rxtok_range ranges[RXTOK_SVC_BURST];
+	int n = egw_rxtok_recv(c, recs, RTE_DIM(recs));
+	int i;
+
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct egw_rxtok_rec *r = &recs[i];
+
+		if (r->flags & EGW_RXTOK_REC_FIRST)
+			c->dump_len = 0;
+		if (c->dump_len + r->size <= UINT16_MAX + 1u) {
+			memcpy(c->dump_buf + c->dump_len,
+			       c->region->base + ((uint64_t)r->token << EGW_RXTOK_PAGE_SHIFT) +
+				       r->offset,
+			       r->size);
+			c->dump_len += r->size;
+		}
+		if (r->flags & EGW_RXTOK_REC_LAST) {
+			uint8_t be[4] = {(uint8_t)(c->dump_len >> 24), (uint8_t)(c->dump_len >> 16),
+					 (uint8_t)(c->dump_len >> 8), (uint8_t)c->dump_len};
+
+			fwrite(be, 1, sizeof(be), c->dump);
+			fwrite(c->dump_buf, 1, c->dump_len, c->dump);
+			c->dump_payloads++;
+		}
+		ranges[i].token_start = r->token;
+		ranges[i].token_count = 1;
+	}
+	fflush(c->dump);
+	egw_rxtok_return(c, c->region->id, ranges, (unsigned int)n);
+	return (unsigned int)n;
+}
+
+unsigned int
+egw_rxtok_service(void)
+{
+	struct epoll_event ev[32];
+	unsigned int work = 0, i;
+	int n, k;
+
+	if (rxtok.listen_fd >= 0)
+		work += accept_new();
+	if (epfd >= 0 && (n = epoll_wait(epfd, ev, RTE_DIM(ev), 0)) > 0) {
+		for (k = 0; k < n; k++) {
+			struct egw_rxtok_consumer *c = rxtok.consumers[ev[k].data.u32];
+			char b;
+
+			if (c == NULL || c->sock < 0)
+				continue;
+			/* the socket carries nothing after the hello: readable
+			 * means closed (EOF), hung up, or a protocol error, and
+			 * each ends the attachment */
+			(void)recv(c->sock, &b, 1, MSG_DONTWAIT);
+			rxtok_detach(c);
+			work++;
+		}
+	}
+	if (__atomic_load_n(&rxtok.n_consumers, __ATOMIC_RELAXED) == 0)
+		return work;
+	for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++) {
+		struct egw_rxtok_consumer *c = rxtok.consumers[i];
+
+		if (c == NULL || c->closed)
+			continue;
+		if (c->shm != NULL)
+			work += serve_external(c);
+		else if (c->dump != NULL)
+			work += serve_dump(c);
+	}
+	return work;
+}
+
+static const char *
+match_str(const struct egw_rxtok_consumer *c, char *buf, size_t len)
+{
+	switch (c->match) {
+	case EGW_RXTOK_MATCH_UDP_DPORT: snprintf(buf, len, "udp-dport %u", c->udp_dport); break;
+	case EGW_RXTOK_MATCH_PPPOE: snprintf(buf, len, "pppoe-session %u", c->pppoe_session); break;
+	case EGW_RXTOK_MATCH_DST4:
+		snprintf(buf, len, "dst %u.%u.%u.%u", c->dst[0], c->dst[1], c->dst[2], c->dst[3]);
+		break;
+	default: {
+		size_t o = (size_t)snprintf(buf, len, "dst ");
+		int i;
+
+		for (i = 0; i < 16 && o < len; i += 2)
+			o += (size_t)snprintf(buf + o, len - o, "%s%x", i ? ":" : "",
+					      c->dst[i] << 8 | c->dst[i + 1]);
+		break;
+	}
+	}
+	return buf;
+}
+
+static uint64_t
+region_refs(const struct egw_rxtok_region *r)
+{
+	uint64_t t = 0;
+	unsigned int i;
+
+	for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++) {
+		const struct egw_rxtok_consumer *c = rxtok.consumers[i];
+
+		if (c != NULL && c->region == r)
+			t += __atomic_load_n(&c->outstanding, __ATOMIC_RELAXED);
+	}
+	return t;
+}
+
+void
+egw_rxtok_show(FILE *f, const char *what)
+{
+	bool all = what == NULL;
+	unsigned int i, q;
+	uint16_t p;
+
+	if (all || strcmp(what, "regions") == 0) {
+		fprintf(f, "rxtokens regions:\n");
+		for (i = 0; i < EGW_RXTOK_MAX_REGIONS; i++) {
+			const struct egw_rxtok_region *r = &rxtok.regions[i];
+
+			if (!r->used)
+				continue;
+			fprintf(f,
+				"  %-16s id %u size %" PRIu64 " pagesize %s pages %u bindings %u "
+							      "consumers %u tokens out %" PRIu64,
+				r->name, r->id, r->size,
+				r->hugepage_size == RTE_PGSIZE_1G ? "1G" : "2M", r->n_pages,
+				r->n_bindings, r->n_consumers, region_refs(r));
+			if (r->pool != NULL)
+				fprintf(f, " pool %u/%u free", rte_mempool_avail_count(r->pool),
+					r->pool->size);
+			fprintf(f, "\n");
+		}
+		fprintf(f, "  bookkeeping: %" PRIu64 " bytes\n", egw_rxtok_bookkeeping_bytes());
+	}
+	if (all || strcmp(what, "bindings") == 0) {
+		fprintf(f, "rxtokens bindings:\n");
+		for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+			for (q = 0; q < RTE_MAX_QUEUES_PER_PORT; q++)
+				if (rxtok.bind_tbl[p][q] != 0)
+					fprintf(f, "  port %u queue %u -> region %s\n", p, q,
+						rxtok.regions[rxtok.bind_tbl[p][q] - 1].name);
+	}
+	if (all || strcmp(what, "consumers") == 0) {
+		fprintf(f, "rxtokens consumers:%s%s\n",
+			rxtok.listen_fd >= 0 ? " listening on " : "",
+			rxtok.listen_fd >= 0 ? rxtok.listen_path : "");
+		for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++) {
+			const struct egw_rxtok_consumer *c = rxtok.consumers[i];
+			uint64_t rej = 0;
+			char m[64];
+			unsigned int k;
+
+			if (c == NULL)
+				continue;
+			for (k = 0; k < RXTOK_REJ_MAX; k++)
+				rej += c->n_reject[k];
+			fprintf(f,
+				"  %-16s region %s match %s quota %u %s%s outstanding %u held %u "
+				"read %" PRIu64 " returned %" PRIu64 " released %" PRIu64
+				" rejected %" PRIu64 " steered %" PRIu64 "\n",
+				c->name, c->region->name, match_str(c, m, sizeof(m)), c->quota,
+				c->closed ? "closed"
+				: c->external
+					? (c->sock >= 0 ? "external attached" : "external detached")
+					: "in-process",
+				c->dump != NULL ? " dump" : "",
+				__atomic_load_n(&c->outstanding, __ATOMIC_RELAXED), c->held.count,
+				c->n_recv, c->n_returned, c->n_released, rej, c->n_steered);
+		}
+		fprintf(f, "  token calls without a consumer: %" PRIu64 "\n",
+			__atomic_load_n(&rxtok.rej_notconn, __ATOMIC_RELAXED));
+	}
+}
+
+void
+egw_rxtok_json(FILE *f)
+{
+	static const char *const rej_names[RXTOK_REJ_MAX] = {"enotconn", "ebadf",  "exdev",
+							     "einval",   "erange", "enoent"};
+	bool first = true;
+	unsigned int i, k;
+
+	fprintf(f,
+		"{\"bookkeeping_bytes\": %" PRIu64 ", \"calls_without_consumer\": %" PRIu64
+		", \"regions\": [",
+		egw_rxtok_bookkeeping_bytes(),
+		__atomic_load_n(&rxtok.rej_notconn, __ATOMIC_RELAXED));
+	for (i = 0; i < EGW_RXTOK_MAX_REGIONS; i++) {
+		const struct egw_rxtok_region *r = &rxtok.regions[i];
+
+		if (!r->used)
+			continue;
+		fprintf(f,
+			"%s{\"name\": \"%s\", \"id\": %u, \"size\": %" PRIu64
+			", \"pages\": %u, \"pool_size\": %u, \"pool_free\": %u, \"tokens_out\": "
+			"%" PRIu64 "}",
+			first ? "" : ", ", r->name, r->id, r->size, r->n_pages,
+			r->pool != NULL ? r->pool->size : 0,
+			r->pool != NULL ? rte_mempool_avail_count(r->pool) : 0, region_refs(r));
+		first = false;
+	}
+	fprintf(f, "], \"consumers\": [");
+	first = true;
+	for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++) {
+		const struct egw_rxtok_consumer *c = rxtok.consumers[i];
+
+		if (c == NULL)
+			continue;
+		fprintf(f,
+			"%s{\"name\": \"%s\", \"region\": \"%s\", \"external\": %s, \"attached\": "
+			"%s, \"closed\": %s, \"outstanding\": %u, \"held\": %u, \"read\": %" PRIu64
+			", \"returned\": %" PRIu64 ", \"released\": %" PRIu64
+			", \"steered\": %" PRIu64 ", \"attaches\": %" PRIu64
+			", \"dumped\": %" PRIu64 ", \"rejected\": {",
+			first ? "" : ", ", c->name, c->region->name, c->external ? "true" : "false",
+			c->sock >= 0 ? "true" : "false", c->closed ? "true" : "false",
+			__atomic_load_n(&c->outstanding, __ATOMIC_RELAXED), c->held.count,
+			c->n_recv, c->n_returned, c->n_released, c->n_steered, c->n_attach,
+			c->dump_payloads);
+		for (k = 0; k < RXTOK_REJ_MAX; k++)
+			fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", rej_names[k],
+				c->n_reject[k]);
+		fprintf(f, "}}");
+		first = false;
+	}
+	fprintf(f, "]}");
+}
+
+void
+egw_rxtok_fini(void)
+{
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++)
+		if (rxtok.consumers[i] != NULL)
+			egw_rxtok_consumer_destroy(rxtok.consumers[i]);
+	for (k = 0; k < n_pending; k++)
+		close(pending[k].fd);
+	n_pending = 0;
+	if (rxtok.listen_fd >= 0) {
+		close(rxtok.listen_fd);
+		unlink(rxtok.listen_path);
+		rxtok.listen_fd = -1;
+	}
+	if (epfd >= 0) {
+		close(epfd);
+		epfd = -1;
+	}
+}
