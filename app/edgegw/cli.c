@@ -31,7 +31,8 @@ static char cli_where[300];     /* "file:line: " while running a file */
 static struct cmdline *cl_term; /* interactive prompt */
 static struct cmdline *cl_file; /* command files and egw_cli_run_line() */
 
-static void __rte_format_printf(1, 2) cli_fail(const char *fmt, ...)
+void
+egw_cli_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -49,7 +50,7 @@ static void __rte_format_printf(1, 2) cli_fail(const char *fmt, ...)
 
 const struct egw_cli_help egw_cli_help_table[] = {
 	{"general", "help [<topic>]",
-	 "list commands; topics: general, forwarding, ports, config, all"},
+	 "list commands; topics: general, forwarding, ports, config, rxtokens, all"},
 	{"general", "start", "start forwarding with the selected engine"},
 	{"general", "stop", "stop forwarding: workers finish their burst and sleep"},
 	{"general", "quit", "stop forwarding, print the final statistics and exit"},
@@ -67,10 +68,27 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	{"ports", "port role <N> access|uplink|none",
 	 "set the role of a port for the gateway engine (forwarding must be stopped)"},
 	{"config", "show config", "engine, options, ports, lcores and their queues"},
+	{"rxtokens", "rxtokens region add <name> size <bytes>[K|M|G] [pagesize 2M|1G]",
+	 "create a hugepage region for zero-copy delivery, cut into 4 KiB pages (tokens)"},
+	{"rxtokens", "rxtokens region del <name>",
+	 "delete a region with no binding and no consumer"},
+	{"rxtokens", "rxtokens bind <region> port <N> queue <list>",
+	 "RX queues (0,1 or 0-3 or all) receive into the region (forwarding must be stopped)"},
+	{"rxtokens",
+	 "rxtokens consumer add <name> region <r> match udp-dport <p> | dst <addr> | pppoe-session "
+	 "<id> [quota <N>] [dump <file>]",
+	 "deliver a flow's payloads; external (a process attaches) unless dump"},
+	{"rxtokens", "rxtokens consumer del <name>",
+	 "remove a consumer; every token it holds is released"},
+	{"rxtokens", "rxtokens listen <unix-socket-path>",
+	 "accept external consumers on this socket"},
+	{"rxtokens", "show rxtokens [regions|bindings|consumers]",
+	 "regions (pool use, bookkeeping), bindings, consumers (tokens out, returns, rejects)"},
 	{NULL, NULL, NULL},
 };
 
-static const char *const help_topics[] = {"general", "forwarding", "ports", "config", NULL};
+static const char *const help_topics[] = {"general", "forwarding", "ports",
+					  "config",  "rxtokens",   NULL};
 
 static void
 help_print(const char *topic)
@@ -118,7 +136,7 @@ cmd_help(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 
 	if (topic == NULL) {
 		printf("Commands (help <topic> for one group; topics: general, forwarding, ports, "
-		       "config, all):\n");
+		       "config, rxtokens, all):\n");
 		help_print(NULL);
 		return;
 	}
@@ -132,8 +150,9 @@ cmd_help(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 			return;
 		}
 	}
-	cli_fail("help: unknown topic '%s' (topics: general, forwarding, ports, config, all)",
-		 topic);
+	egw_cli_fail("help: unknown topic '%s' (topics: general, forwarding, ports, config, "
+		     "rxtokens, all)",
+		     topic);
 }
 
 static void
@@ -142,7 +161,7 @@ cmd_start(void *pr __rte_unused, struct cmdline *cl __rte_unused, void *data __r
 	char err[256];
 
 	if (egw_fwd_start(err, sizeof(err)) < 0)
-		cli_fail("start: %s", err);
+		egw_cli_fail("start: %s", err);
 	else
 		printf("Forwarding started (engine %s)\n", egw.engine->name);
 }
@@ -151,7 +170,7 @@ static void
 cmd_stop(void *pr __rte_unused, struct cmdline *cl __rte_unused, void *data __rte_unused)
 {
 	if (egw_fwd_stop() < 0) {
-		cli_fail("stop: forwarding is not running");
+		egw_cli_fail("stop: forwarding is not running");
 		return;
 	}
 	printf("Forwarding stopped\n");
@@ -178,7 +197,7 @@ port_or_all(const char *cmd, const char *s, int *port)
 		return 0;
 	}
 	if (egw_port_parse(s, &p, err, sizeof(err)) < 0) {
-		cli_fail("%s: %s", cmd, err);
+		egw_cli_fail("%s: %s", cmd, err);
 		return -EINVAL;
 	}
 	*port = p;
@@ -197,7 +216,7 @@ cmd_show_port(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused
 		uint16_t p;
 
 		if (egw_port_parse(r->w[3], &p, err, sizeof(err)) < 0) {
-			cli_fail("show port xstats: %s", err);
+			egw_cli_fail("show port xstats: %s", err);
 			return;
 		}
 		egw_show_port_xstats(stdout, p);
@@ -233,7 +252,7 @@ cmd_show_fwd(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 	struct cmd_res *r = pr;
 
 	if (strcmp(r->w[2], "stats") != 0) {
-		cli_fail("show fwd: unknown '%s' (show fwd stats)", r->w[2]);
+		egw_cli_fail("show fwd: unknown '%s' (show fwd stats)", r->w[2]);
 		return;
 	}
 	egw_show_fwd_stats(stdout);
@@ -257,7 +276,7 @@ cmd_set_fwd(void *pr, struct cmdline *cl __rte_unused, void *data)
 	else
 		snprintf(spec, sizeof(spec), "%s", r->w[2]);
 	if (egw_fwd_select(spec, err, sizeof(err)) < 0) {
-		cli_fail("set fwd: %s", err);
+		egw_cli_fail("set fwd: %s", err);
 		return;
 	}
 	printf("Set %s packet forwarding mode\n", egw.engine->name);
@@ -272,7 +291,7 @@ cmd_port_role(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused
 	uint16_t p;
 
 	if (egw_port_parse(r->w[2], &p, err, sizeof(err)) < 0) {
-		cli_fail("port role: %s", err);
+		egw_cli_fail("port role: %s", err);
 		return;
 	}
 	if (strcmp(r->w[3], "access") == 0) {
@@ -282,11 +301,11 @@ cmd_port_role(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused
 	} else if (strcmp(r->w[3], "none") == 0) {
 		role = EGW_ROLE_NONE;
 	} else {
-		cli_fail("port role: unknown role '%s' (access, uplink or none)", r->w[3]);
+		egw_cli_fail("port role: unknown role '%s' (access, uplink or none)", r->w[3]);
 		return;
 	}
 	if (__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED)) {
-		cli_fail("port role: forwarding is running: stop it first");
+		egw_cli_fail("port role: forwarding is running: stop it first");
 		return;
 	}
 	egw.ports[p].role = role;
@@ -322,6 +341,10 @@ INST(i_set_fwd_args, cmd_set_fwd, (void *)1, "set fwd <engine> <args>", (void *)
 INST(i_port_role, cmd_port_role, NULL, "port role <N> access|uplink|none", (void *)&t_port0,
      (void *)&t_role1, (void *)&t_any2, (void *)&t_any3);
 
+extern cmdline_parse_inst_t egw_cli_rxtok;
+extern cmdline_parse_inst_t egw_cli_show_rxtok;
+extern cmdline_parse_inst_t egw_cli_show_rxtok_what;
+
 static cmdline_parse_ctx_t cli_ctx[] = {
 	&i_help,
 	&i_help_topic,
@@ -336,6 +359,9 @@ static cmdline_parse_ctx_t cli_ctx[] = {
 	&i_set_fwd,
 	&i_set_fwd_args,
 	&i_port_role,
+	&egw_cli_rxtok,
+	&egw_cli_show_rxtok,
+	&egw_cli_show_rxtok_what,
 	NULL,
 };
 
@@ -358,10 +384,10 @@ cli_nomatch(const char *line, int rc)
 		n = sizeof(word) - 1;
 	memcpy(word, line, n);
 	word[n] = '\0';
-	cli_fail("%s '%s'",
-		 rc == CMDLINE_PARSE_AMBIGUOUS ? "ambiguous command"
-					       : "unknown command or bad arguments:",
-		 line);
+	egw_cli_fail("%s '%s'",
+		     rc == CMDLINE_PARSE_AMBIGUOUS ? "ambiguous command"
+						   : "unknown command or bad arguments:",
+		     line);
 	for (h = egw_cli_help_table; h->topic != NULL; h++) {
 		if (strncmp(h->syntax, word, n) == 0 &&
 		    (h->syntax[n] == ' ' || h->syntax[n] == '\0')) {
@@ -414,7 +440,7 @@ egw_cli_run_line(const char *line)
 		return -ENOMEM;
 	if (strlen(line) > CLI_LINE_MAX) {
 		cli_rc = 0;
-		cli_fail("line longer than %u characters", CLI_LINE_MAX);
+		egw_cli_fail("line longer than %u characters", CLI_LINE_MAX);
 		return -E2BIG;
 	}
 	return cli_exec(cl, line);
@@ -441,7 +467,7 @@ egw_cli_run_file(const char *path)
 		snprintf(cli_where, sizeof(cli_where), "%s:%u: ", path, lineno);
 		if (n == sizeof(line) - 1 && line[n - 1] != '\n') {
 			cli_rc = 0;
-			cli_fail("line longer than %u characters", CLI_LINE_MAX);
+			egw_cli_fail("line longer than %u characters", CLI_LINE_MAX);
 			rc = -E2BIG;
 			break;
 		}

@@ -12,4 +12,8 @@ struct egw_cli_help {
 /** The help table, terminated by an entry with a NULL topic. */
 extern const struct egw_cli_help egw_cli_help_table[];
 
+/** Report a failed command ("FILE:LINE: error: ..." in a command file) and
+ *  set the status the line returns. */
+void egw_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif /* EGW_CLI_H */

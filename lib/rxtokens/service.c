@@ -432,7 +432,7 @@ egw_rxtok_show(FILE *f, const char *what)
 				continue;
 			fprintf(f,
 				"  %-16s id %u size %" PRIu64 " pagesize %s pages %u bindings %u "
-							      "consumers %u tokens out %" PRIu64,
+				"consumers %u tokens out %" PRIu64,
 				r->name, r->id, r->size,
 				r->hugepage_size == RTE_PGSIZE_1G ? "1G" : "2M", r->n_pages,
 				r->n_bindings, r->n_consumers, region_refs(r));
