@@ -95,9 +95,15 @@ help_print(const char *topic)
 {
 	const struct egw_cli_help *h;
 
-	for (h = egw_cli_help_table; h->topic != NULL; h++)
-		if (topic == NULL || strcmp(h->topic, topic) == 0)
+	for (h = egw_cli_help_table; h->topic != NULL; h++) {
+		if (topic != NULL && strcmp(h->topic, topic) != 0)
+			continue;
+		/* a syntax that does not fit the column stands on its own line */
+		if (strlen(h->syntax) < 42)
 			printf("  %-42s %s\n", h->syntax, h->text);
+		else
+			printf("  %s\n  %-42s %s\n", h->syntax, "", h->text);
+	}
 }
 
 struct cmd_res {

@@ -30,25 +30,29 @@ def table_syntaxes(cli_c):
     m = re.search(r"egw_cli_help_table\[\]\s*=\s*\{(.*?)\{NULL", src, re.S)
     if m is None:
         return []
-    return re.findall(r'\{\s*"[^"]*",\s*"([^"]*)"', m.group(1))
+    # adjacent string literals (clang-format splits long ones) are one string
+    body = re.sub(r'"\s*\n\s*"', "", m.group(1))
+    return re.findall(r'\{\s*"[^"]*",\s*"([^"]*)"', body)
 
 
 def help_syntaxes(c, out, known):
-    """The first column of every help line."""
+    """The syntax of every help line. A syntax shorter than COL is padded to
+    COL and followed by its text ("  %-42s %s"); a longer one stands alone on
+    its line and its text follows on the next, indented past the column."""
     res = []
     out = out.split("edgegw: final statistics")[0]  # 'quit' prints the counters
-    for line in out.splitlines():
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
         if not line.startswith("  ") or line.startswith("   "):
             continue
         s = line[2:]
-        if len(s) > COL and s[COL - 1] == " " and s[COL] == " ":
-            res.append(s[:COL].rstrip())  # padded: the syntax is shorter than COL
-            continue
-        # no padding: the syntax is COL characters or longer
-        cands = [k for k in known if len(k) >= COL and s.startswith(k + " ")]
-        if c.check(len(cands) == 1, "long help syntax found in the help table",
-                   s[:80] + ("" if cands else " (cli.c table not readable or no match)")):
-            res.append(cands[0])
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if nxt.startswith(" " * (COL + 2)) and nxt.strip():
+            syntax = s.rstrip()
+            c.check(len(syntax) >= COL, "a syntax alone on its line is long", syntax)
+            res.append(syntax)
+        elif len(s) > COL and s[COL] == " ":
+            res.append(s[:COL].rstrip())
     return res
 
 
