@@ -8,6 +8,7 @@
  *            pppoe-session <id> [quota <N>] [dump <file>]
  *   rxtokens consumer del <name>
  *   rxtokens listen <unix-socket-path>
+ *   rxtokens wait <consumer> [<seconds>]
  *   show rxtokens [regions|bindings|consumers]
  * Each checks every argument before it changes anything.
  */
@@ -19,6 +20,7 @@
 
 #include <cmdline_parse.h>
 #include <cmdline_parse_string.h>
+#include <rte_cycles.h>
 #include <rte_memory.h>
 
 #include "cli.h"
@@ -371,6 +373,42 @@ consumer_del(struct rxt_args *a)
 	printf("rxtokens: consumer %s deleted, its tokens released\n", a->w[2]);
 }
 
+/* rxtokens wait <consumer> [<seconds>]: serve the socket until a process
+ * attaches, so a command file can start forwarding only then. */
+static void
+wait_cmd(struct rxt_args *a)
+{
+	struct egw_rxtok_consumer *c;
+	uint64_t secs = 10, deadline;
+
+	if (a->n != 2 && a->n != 3) {
+		egw_cli_fail("usage: rxtokens wait <consumer> [<seconds>]");
+		return;
+	}
+	c = egw_rxtok_consumer_find(a->w[1]);
+	if (c == NULL) {
+		egw_cli_fail("rxtokens wait: no consumer '%s'", a->w[1]);
+		return;
+	}
+	if (a->n == 3 && egw_parse_u64(a->w[2], 1, 3600, &secs) < 0) {
+		egw_cli_fail("rxtokens wait: seconds '%s': 1..3600", a->w[2]);
+		return;
+	}
+	deadline = rte_get_tsc_cycles() + secs * rte_get_tsc_hz();
+	while (!egw_rxtok_consumer_attached(c)) {
+		if (rte_get_tsc_cycles() > deadline ||
+		    __atomic_load_n(&egw.quit, __ATOMIC_RELAXED)) {
+			egw_cli_fail("rxtokens wait: no process attached to '%s' within %" PRIu64
+				     " s",
+				     a->w[1], secs);
+			return;
+		}
+		if (egw_rxtok_service() == 0)
+			rte_delay_us_sleep(1000);
+	}
+	printf("rxtokens: consumer %s attached\n", a->w[1]);
+}
+
 static void
 listen_cmd(struct rxt_args *a)
 {
@@ -419,10 +457,12 @@ cmd_rxtokens(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 		consumer_del(&a);
 	else if (strcmp(a.w[0], "listen") == 0)
 		listen_cmd(&a);
+	else if (strcmp(a.w[0], "wait") == 0)
+		wait_cmd(&a);
 	else
-		egw_cli_fail(
-			"rxtokens: unknown '%s' (region add|del, bind, consumer add|del, listen)",
-			a.w[0]);
+		egw_cli_fail("rxtokens: unknown '%s' (region add|del, bind, consumer add|del, "
+			     "listen, wait)",
+			     a.w[0]);
 }
 
 static void

@@ -232,6 +232,12 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 }
 
 int
+egw_rxtok_consumer_attached(const struct egw_rxtok_consumer *c)
+{
+	return c != NULL && !c->closed && __atomic_load_n(&c->attached, __ATOMIC_ACQUIRE);
+}
+
+int
 egw_rxtok_active(void)
 {
 	return __atomic_load_n(&rxtok.n_consumers, __ATOMIC_RELAXED) != 0;

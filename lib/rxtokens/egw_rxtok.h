@@ -173,6 +173,10 @@ int egw_rxtok_consumer_close(struct egw_rxtok_consumer *c);
  */
 int egw_rxtok_consumer_destroy(struct egw_rxtok_consumer *c);
 
+/** True if a process is attached to this external consumer (or it is an
+ *  in-process one). */
+int egw_rxtok_consumer_attached(const struct egw_rxtok_consumer *c);
+
 /** Find a consumer by name; NULL if none. */
 struct egw_rxtok_consumer *egw_rxtok_consumer_find(const char *name);
 

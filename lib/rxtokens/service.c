@@ -268,12 +268,33 @@ accept_new(void)
 	return work;
 }
 
+/* Ranges the process put on the shared return ring. */
+static unsigned int
+take_returns(struct egw_rxtok_consumer *c)
+{
+	struct egw_rxtok_ret rets[RXTOK_SVC_BURST];
+	unsigned int n, i, total = 0;
+
+	do {
+		n = rte_ring_sc_dequeue_burst_elem(c->xret, rets, sizeof(rets[0]), RTE_DIM(rets),
+						   NULL);
+		for (i = 0; i < n; i++) {
+			struct egw_rxtok_range r = {rets[i].token_start, rets[i].token_count};
+
+			/* each entry is one call: a bad one is rejected and
+			 * counted, the others go through */
+			rxtok_return(c, rets[i].region, &r, 1);
+		}
+		total += n;
+	} while (n == RTE_DIM(rets));
+	return total;
+}
+
 /* Records to the shared ring (they become held), returned ranges back. */
 static unsigned int
 serve_external(struct egw_rxtok_consumer *c)
 {
 	struct egw_rxtok_rec recs[RXTOK_SVC_BURST];
-	struct egw_rxtok_ret rets[RXTOK_SVC_BURST];
 	unsigned int n, i, room, work = 0;
 
 	if (__atomic_load_n(&c->steered, __ATOMIC_RELAXED) &&
@@ -290,15 +311,7 @@ serve_external(struct egw_rxtok_consumer *c)
 		rte_ring_sp_enqueue_bulk_elem(c->xrec, recs, sizeof(recs[0]), n, NULL);
 		work += n;
 	}
-	n = rte_ring_sc_dequeue_burst_elem(c->xret, rets, sizeof(rets[0]), RTE_DIM(rets), NULL);
-	for (i = 0; i < n; i++) {
-		struct egw_rxtok_range r = {rets[i].token_start, rets[i].token_count};
-
-		/* each entry is one call: a bad one is rejected and counted,
-		 * the others go through */
-		rxtok_return(c, rets[i].region, &r, 1);
-	}
-	return work + n;
+	return work + take_returns(c);
 }
 
 /* In-process consumer: copy payloads to its file, give the pages back. */
@@ -360,6 +373,8 @@ egw_rxtok_service(void)
 			 * means closed (EOF), hung up, or a protocol error, and
 			 * each ends the attachment */
 			(void)recv(c->sock, &b, 1, MSG_DONTWAIT);
+			/* ranges it returned before it went count as returns */
+			take_returns(c);
 			rxtok_detach(c);
 			work++;
 		}
