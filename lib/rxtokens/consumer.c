@@ -69,7 +69,7 @@ egw_rxtok_consumer_find(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++) {
+	for (i = 0; i < rxtok.hi; i++) {
 		struct egw_rxtok_consumer *c = rxtok.consumers[i];
 
 		if (c != NULL && strcmp(c->name, name) == 0)
@@ -227,6 +227,8 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 		break;
 	}
 	c->region->n_consumers++;
+	if (idx >= rxtok.hi)
+		rxtok.hi = idx + 1;
 	__atomic_add_fetch(&rxtok.n_consumers, 1, __ATOMIC_RELEASE);
 	return c;
 }
@@ -323,6 +325,8 @@ egw_rxtok_consumer_destroy(struct egw_rxtok_consumer *c)
 	if (rc < 0)
 		return rc;
 	__atomic_store_n(&rxtok.consumers[c->idx], NULL, __ATOMIC_RELEASE);
+	while (rxtok.hi > 0 && rxtok.consumers[rxtok.hi - 1] == NULL)
+		rxtok.hi--;
 	c->region->n_consumers--;
 	free(c->dump_buf);
 	rxtok_free(c->held.slot, holdings_bytes(c->quota));

@@ -105,6 +105,7 @@ struct rxtok_state {
 	struct egw_rxtok_region regions[EGW_RXTOK_MAX_REGIONS];
 	struct egw_rxtok_consumer *consumers[EGW_RXTOK_MAX_CONSUMERS];
 	uint32_t n_consumers;      /**< atomic: workers skip all work at 0 */
+	uint32_t hi;               /**< consumers[] slots in use are below this */
 	uint32_t n_dst;            /**< consumers matching on a destination */
 	uint16_t udp_tbl[65536];   /**< UDP port -> consumer idx + 1 */
 	uint16_t pppoe_tbl[65536]; /**< PPPoE session -> consumer idx + 1 */

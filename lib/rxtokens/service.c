@@ -381,7 +381,7 @@ egw_rxtok_service(void)
 	}
 	if (__atomic_load_n(&rxtok.n_consumers, __ATOMIC_RELAXED) == 0)
 		return work;
-	for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++) {
+	for (i = 0; i < rxtok.hi; i++) {
 		struct egw_rxtok_consumer *c = rxtok.consumers[i];
 
 		if (c == NULL || c->closed)
@@ -422,7 +422,7 @@ region_refs(const struct egw_rxtok_region *r)
 	uint64_t t = 0;
 	unsigned int i;
 
-	for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++) {
+	for (i = 0; i < rxtok.hi; i++) {
 		const struct egw_rxtok_consumer *c = rxtok.consumers[i];
 
 		if (c != NULL && c->region == r)
@@ -470,7 +470,7 @@ egw_rxtok_show(FILE *f, const char *what)
 		fprintf(f, "rxtokens consumers:%s%s\n",
 			rxtok.listen_fd >= 0 ? " listening on " : "",
 			rxtok.listen_fd >= 0 ? rxtok.listen_path : "");
-		for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++) {
+		for (i = 0; i < rxtok.hi; i++) {
 			const struct egw_rxtok_consumer *c = rxtok.consumers[i];
 			uint64_t rej = 0;
 			char m[64];
@@ -527,7 +527,7 @@ egw_rxtok_json(FILE *f)
 	}
 	fprintf(f, "], \"consumers\": [");
 	first = true;
-	for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++) {
+	for (i = 0; i < rxtok.hi; i++) {
 		const struct egw_rxtok_consumer *c = rxtok.consumers[i];
 
 		if (c == NULL)
@@ -558,7 +558,7 @@ egw_rxtok_fini(void)
 	unsigned int i;
 	int k;
 
-	for (i = 0; i < EGW_RXTOK_MAX_CONSUMERS; i++)
+	for (i = 0; i < rxtok.hi; i++)
 		if (rxtok.consumers[i] != NULL)
 			egw_rxtok_consumer_destroy(rxtok.consumers[i]);
 	for (k = 0; k < n_pending; k++)
