@@ -6,6 +6,11 @@
 
 config/demo.pcap         access side: subscriber traffic towards the gateway
 config/demo-uplink.pcap  uplink side: downstream replies
+config/demo-rxtok.pcap   access side, for the zero-copy (rxtokens) part of the
+                         demo: 16 UDP payloads to port 5000 (IPv4 and IPv6,
+                         16..8000 bytes, in egw-rxtok-consumer's test format:
+                         "EGWP", seq, length, CRC32, pattern) and 5 frames of
+                         other flows, forwarded to the uplink
 
 The dataplane ports are net_pcap vdevs, whose MACs are fixed by the driver:
 net_pcap0 (access) 02:70:63:61:70:00, net_pcap1 (uplink) 02:70:63:61:70:01.
@@ -24,7 +29,9 @@ What the gateway does with each kind of frame (counts in demo.pcap):
 """
 import os
 import random
+import struct
 import sys
+import zlib
 
 from scapy.all import (ARP, ICMP, IP, TCP, UDP, Dot1AD, Dot1Q, Ether, ICMPv6EchoRequest,
                        ICMPv6EchoReply, IPv6, LLC, PPP, PPPoE, PPPoED, Raw, STP, wrpcap)
@@ -131,6 +138,27 @@ def uplink_frames(rnd):
     return f
 
 
+def rxtok_payload(seq, length):
+    """egw-rxtok-consumer's test payload (app/rxtok-consumer/main.c)."""
+    body = bytes((seq + i) & 0xff for i in range(16, length))
+    return b"EGWP" + struct.pack(">III", seq, length, zlib.crc32(body)) + body
+
+
+def rxtok_frames():
+    f = []
+    sizes = [16, 100, 512, 1400, 2000, 3000, 4000, 4096, 5000, 6500, 8000, 1200]
+    for i in range(16):
+        mac, ip4, ip6 = SUBS[i % len(SUBS)]
+        n = sizes[i % len(sizes)]
+        l3 = IPv6(src=ip6, dst=SERVERS6[0]) if i % 2 else IP(src=ip4, dst=SERVERS4[0])
+        f.append(Ether(dst=ACCESS_MAC, src=mac) / l3 / UDP(sport=46000 + i, dport=5000) /
+                 Raw(rxtok_payload(i, n)))
+        if i % 3 == 2:  # another flow: forwarded to the uplink as usual
+            f.append(Ether(dst=ACCESS_MAC, src=mac) / IP(src=ip4, dst=SERVERS4[2]) /
+                     UDP(sport=47000 + i, dport=53) / pad(None, 40))
+    return f
+
+
 def write(path, frames):
     # fixed timestamps (1 ms apart) so that the files are byte-identical
     for i, p in enumerate(frames):
@@ -145,6 +173,7 @@ def main():
     rnd = random.Random(2024)
     write(os.path.join(out, "demo.pcap"), access_frames(rnd))
     write(os.path.join(out, "demo-uplink.pcap"), uplink_frames(rnd))
+    write(os.path.join(out, "demo-rxtok.pcap"), rxtok_frames())
 
 
 if __name__ == "__main__":
