@@ -143,21 +143,20 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 	idx = (uint32_t)i;
 	quota = conf->quota != 0 ? conf->quota : EGW_RXTOK_DEF_QUOTA;
 
-	c = rxtok_zmalloc("egw_rxtok_consumer", sizeof(*c));
+	/* one allocation: the consumer and its holdings table behind it */
+	c = rxtok_zmalloc("egw_rxtok_consumer", sizeof(*c) + holdings_bytes(quota));
 	if (c == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
 	c->held.mask = 2 * rte_align32pow2(quota) - 1;
-	c->held.slot = rxtok_zmalloc("egw_rxtok_held", holdings_bytes(quota));
+	c->held.slot = (uint32_t *)(c + 1);
 	/* records waiting never exceed the tokens outstanding (<= quota) */
 	rsize = rte_align32pow2(quota + 1);
 	ring_bytes = (size_t)rte_ring_get_memsize_elem(sizeof(struct egw_rxtok_rec), rsize);
 	c->ring = rte_zmalloc("egw_rxtok_ring", ring_bytes, RTE_CACHE_LINE_SIZE);
-	if (c->held.slot == NULL || c->ring == NULL) {
-		rxtok_free(c->held.slot, holdings_bytes(quota));
-		rte_free(c->ring);
-		rxtok_free(c, sizeof(*c));
+	if (c->ring == NULL) {
+		rxtok_free(c, sizeof(*c) + holdings_bytes(quota));
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -187,9 +186,8 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 			if (c->dump != NULL)
 				fclose(c->dump);
 			free(c->dump_buf);
-			rxtok_free(c->held.slot, holdings_bytes(quota));
 			rte_free(c->ring);
-			rxtok_free(c, sizeof(*c));
+			rxtok_free(c, sizeof(*c) + holdings_bytes(quota));
 			rte_errno = err;
 			return NULL;
 		}
@@ -217,9 +215,11 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 			int err = -c->dst_pos;
 
 			__atomic_store_n(&rxtok.consumers[idx], NULL, __ATOMIC_RELEASE);
-			rxtok_free(c->held.slot, holdings_bytes(quota));
+			if (c->dump != NULL)
+				fclose(c->dump);
+			free(c->dump_buf);
 			rte_free(c->ring);
-			rxtok_free(c, sizeof(*c));
+			rxtok_free(c, sizeof(*c) + holdings_bytes(quota));
 			rte_errno = err;
 			return NULL;
 		}
@@ -329,9 +329,8 @@ egw_rxtok_consumer_destroy(struct egw_rxtok_consumer *c)
 		rxtok.hi--;
 	c->region->n_consumers--;
 	free(c->dump_buf);
-	rxtok_free(c->held.slot, holdings_bytes(c->quota));
 	rte_free(c->ring);
-	rxtok_free(c, sizeof(*c));
+	rxtok_free(c, sizeof(*c) + holdings_bytes(c->quota));
 	return 0;
 }
 

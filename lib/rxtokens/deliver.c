@@ -26,6 +26,7 @@ static const char *const drop_names[EGW_RXTOK_DROP_MAX] = {
 	[EGW_RXTOK_DROP_DETACHED] = "rxtok_detached",
 	[EGW_RXTOK_DROP_RING_FULL] = "rxtok_ring_full",
 	[EGW_RXTOK_DROP_EMPTY] = "rxtok_empty",
+	[EGW_RXTOK_DROP_NOT_REGION] = "rxtok_not_region",
 };
 
 const char *
@@ -184,22 +185,62 @@ match_pppoe(struct rte_mbuf *m, struct rxtok_match *mt)
 	return true;
 }
 
-/* Deliver the payload of m to mt->c. Returns -1 when delivered, or the drop
- * reason (m then still belongs to the caller). */
+/* Records waiting to be enqueued on one consumer's ring: a burst's packets
+ * for one consumer cost one ring enqueue. */
+struct rxtok_pending {
+	struct egw_rxtok_consumer *c;
+	unsigned int n;    /* records */
+	unsigned int pkts; /* packets they belong to */
+	struct egw_rxtok_rec recs[2 * RXTOK_MAX_SEGS * 4];
+};
+
+static void
+pending_flush(struct egw_rxtok_region *r, struct rxtok_pending *pd, struct egw_rxtok_burst_res *res)
+{
+	struct egw_rxtok_consumer *c = pd->c;
+	unsigned int i;
+
+	if (pd->n == 0)
+		return;
+	/* the ring publishes the records (release in rte_ring's tail update) */
+	if (likely(rte_ring_mp_enqueue_bulk_elem(c->ring, pd->recs, sizeof(pd->recs[0]), pd->n,
+						 NULL) != 0)) {
+		res->records += pd->n;
+	} else {
+		/* cannot happen while records <= outstanding <= quota < ring
+		 * size; if it did, the pages are still only ours: free them */
+		for (i = 0; i < pd->n; i++)
+			rxtok_page_release(r, pd->recs[i].token);
+		__atomic_fetch_sub(&c->outstanding, pd->n, __ATOMIC_RELAXED);
+		res->drop[EGW_RXTOK_DROP_RING_FULL] += pd->pkts;
+		res->delivered -= pd->pkts;
+	}
+	pd->n = 0;
+	pd->pkts = 0;
+}
+
+/* Deliver the payload of m to mt->c. Returns -1 when delivered (m is the
+ * consumer's now), or the drop reason (m still belongs to the caller). */
 static int
 deliver_one(struct egw_rxtok_region *r, struct rte_mbuf *m, const struct rxtok_match *mt,
-	    uint16_t port, struct egw_rxtok_burst_res *res)
+	    uint16_t port, struct rxtok_pending *pd, struct egw_rxtok_burst_res *res)
 {
 	struct egw_rxtok_consumer *c = mt->c;
-	struct egw_rxtok_rec recs[RXTOK_MAX_SEGS];
 	struct rte_mbuf *segs[RXTOK_MAX_SEGS];
+	struct egw_rxtok_rec *recs;
 	struct rte_mbuf *s, *next;
 	uint32_t skip = mt->off, left = mt->len, n = 0, i, prev;
 
 	if (mt->len == 0)
 		return EGW_RXTOK_DROP_EMPTY;
+	if (pd->c != c || pd->n + RXTOK_MAX_SEGS > RTE_DIM(pd->recs)) {
+		pending_flush(r, pd, res);
+		pd->c = c;
+	}
+	recs = &pd->recs[pd->n];
 	/* one record per segment holding payload bytes */
 	for (s = m; s != NULL && left != 0; s = s->next) {
+		uint64_t page = (uint64_t)((uint8_t *)s->buf_addr - r->base);
 		uint32_t take;
 
 		if (skip >= s->data_len) {
@@ -208,9 +249,13 @@ deliver_one(struct egw_rxtok_region *r, struct rte_mbuf *m, const struct rxtok_m
 		}
 		if (n == RXTOK_MAX_SEGS)
 			return EGW_RXTOK_DROP_RING_FULL;
+		/* a buffer that is not a page of the region (a PMD that ignored
+		 * the queue's mempool) must never index the refcounts; an mbuf
+		 * of the region's pool always has its page as buffer */
+		if (unlikely(s->pool != r->pool || page >= r->size))
+			return EGW_RXTOK_DROP_NOT_REGION;
 		take = RTE_MIN(left, (uint32_t)s->data_len - skip);
-		recs[n].token =
-			(uint32_t)(((uint8_t *)s->buf_addr - r->base) >> EGW_RXTOK_PAGE_SHIFT);
+		recs[n].token = (uint32_t)(page >> EGW_RXTOK_PAGE_SHIFT);
 		recs[n].offset = (uint16_t)(s->data_off + skip);
 		recs[n].size = (uint16_t)take;
 		recs[n].key = mt->key;
@@ -237,27 +282,21 @@ deliver_one(struct egw_rxtok_region *r, struct rte_mbuf *m, const struct rxtok_m
 	 * consumer, the others go back to the pool now */
 	for (s = m, i = 0; s != NULL; s = next) {
 		next = s->next;
+		s->next = NULL;
 		if (i < n && s == segs[i]) {
-			s->next = NULL;
 			s->nb_segs = 1;
 			s->pkt_len = s->data_len;
-			__atomic_add_fetch(&r->refcnt[recs[i].token], 1, __ATOMIC_RELAXED);
+			/* the page came from the pool: no one else holds it, so
+			 * the first reference is a plain store (as
+			 * rte_pktmbuf_prefree_seg does for mbufs) */
+			__atomic_store_n(&r->refcnt[recs[i].token], 1, __ATOMIC_RELAXED);
 			i++;
 		} else {
-			s->next = NULL;
 			rte_pktmbuf_free_seg(s);
 		}
 	}
-	/* the ring publishes the records (release in rte_ring's tail update) */
-	if (unlikely(rte_ring_mp_enqueue_bulk_elem(c->ring, recs, sizeof(recs[0]), n, NULL) == 0)) {
-		/* cannot happen while records <= outstanding <= quota < ring
-		 * size; if it did, the pages are still only ours */
-		for (i = 0; i < n; i++)
-			rxtok_page_release(r, recs[i].token);
-		__atomic_fetch_sub(&c->outstanding, n, __ATOMIC_RELAXED);
-		return -2;
-	}
-	res->records += n;
+	pd->n += n;
+	pd->pkts++;
 	return -1;
 }
 
@@ -266,10 +305,14 @@ egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], 
 			struct egw_rxtok_burst_res *res)
 {
 	struct egw_rxtok_region *bound;
+	struct rxtok_pending pd;
 	uint16_t i, pass = 0;
 
 	if (__atomic_load_n(&rxtok.n_consumers, __ATOMIC_RELAXED) == 0)
 		return n;
+	pd.c = NULL;
+	pd.n = 0;
+	pd.pkts = 0;
 	bound = egw_rxtok_binding(port, queue);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -296,16 +339,15 @@ egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], 
 		} else if (!__atomic_load_n(&mt.c->attached, __ATOMIC_ACQUIRE)) {
 			rc = EGW_RXTOK_DROP_DETACHED;
 		} else {
-			rc = deliver_one(bound, m, &mt, port, res);
+			rc = deliver_one(bound, m, &mt, port, &pd, res);
 		}
 		if (rc == -1) {
 			res->delivered++;
 			continue;
 		}
-		if (rc == -2)
-			rc = EGW_RXTOK_DROP_RING_FULL;
 		res->drop[rc]++;
 		rte_pktmbuf_free(m);
 	}
+	pending_flush(bound, &pd, res);
 	return pass;
 }

@@ -22,7 +22,7 @@
  * one consumer's ownership state, is used by one thread at a time: the
  * control thread, or the thread an in-process consumer belongs to.
  *
- * Bookkeeping: a 32-bit refcount and a page-to-mbuf pointer per page, and
+ * Bookkeeping: a 32-bit refcount per page, a few page-to-mbuf runs, and
  * per consumer a table of the tokens it holds sized by its quota, never by
  * the region: memory grows as pages + consumers x quota, not pages x
  * consumers.
@@ -56,11 +56,13 @@ struct egw_rxtok_consumer;
 
 /** Why a worker did not deliver a matching packet. */
 enum egw_rxtok_drop {
-	EGW_RXTOK_DROP_QUOTA = 0, /**< consumer at its quota (backpressure) */
-	EGW_RXTOK_DROP_STEERED,   /**< arrived on a queue of another binding */
-	EGW_RXTOK_DROP_DETACHED,  /**< external consumer not attached */
-	EGW_RXTOK_DROP_RING_FULL, /**< consumer's record ring full */
-	EGW_RXTOK_DROP_EMPTY,     /**< matched, but no payload byte */
+	EGW_RXTOK_DROP_QUOTA = 0,  /**< consumer at its quota (backpressure) */
+	EGW_RXTOK_DROP_STEERED,    /**< arrived on a queue of another binding */
+	EGW_RXTOK_DROP_DETACHED,   /**< external consumer not attached */
+	EGW_RXTOK_DROP_RING_FULL,  /**< consumer's record ring full */
+	EGW_RXTOK_DROP_EMPTY,      /**< matched, but no payload byte */
+	EGW_RXTOK_DROP_NOT_REGION, /**< a buffer outside the region (a PMD that
+				    *   ignores the queue's mempool: net_ring) */
 	EGW_RXTOK_DROP_MAX
 };
 
@@ -108,6 +110,13 @@ struct egw_rxtok_region *egw_rxtok_region_get(uint32_t id);
 
 /** Region id, as consumers see it. */
 uint32_t egw_rxtok_region_id(const struct egw_rxtok_region *r);
+
+/**
+ * Address of a page of the region (for an in-process consumer reading a
+ * record: page + rec.offset).
+ * @return the page, or NULL if @p token is out of range.
+ */
+const uint8_t *egw_rxtok_region_page(const struct egw_rxtok_region *r, uint32_t token);
 
 /** Region name. */
 const char *egw_rxtok_region_name(const struct egw_rxtok_region *r);
@@ -244,9 +253,10 @@ const char *egw_rxtok_drop_name(unsigned int reason);
 
 /**
  * Bytes of bookkeeping the library holds: page refcounts, page-to-mbuf
- * tables, consumer structures and their held-token tables (rings excluded),
- * as the allocator reports them (rte_malloc_get_socket_stats deltas are
- * checked against it in the tests).
+ * run tables (a few entries per region), consumer structures with their
+ * held-token tables, and the fixed tables; rings excluded. Each
+ * allocation counts with the allocator's per-element overhead, measured at
+ * egw_rxtok_init(), so the figure is what the heap is charged.
  */
 uint64_t egw_rxtok_bookkeeping_bytes(void);
 

@@ -34,8 +34,9 @@ rxtok_zmalloc(const char *what, size_t size)
 {
 	void *p = rte_zmalloc(what, size, RTE_CACHE_LINE_SIZE);
 
+	/* count what the allocator charges, its element header included */
 	if (p != NULL)
-		rxtok.bookkeeping += size;
+		rxtok.bookkeeping += size + rxtok.malloc_overhead;
 	return p;
 }
 
@@ -44,7 +45,7 @@ rxtok_free(void *p, size_t size)
 {
 	if (p == NULL)
 		return;
-	rxtok.bookkeeping -= size;
+	rxtok.bookkeeping -= size + rxtok.malloc_overhead;
 	rte_free(p);
 }
 
@@ -66,10 +67,25 @@ egw_rxtok_init(struct rte_rcu_qsbr *qsbr)
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
 	};
 
+	struct rte_malloc_socket_stats st0, st1;
+	int sock = (int)rte_socket_id();
+	void *probe;
+
 	if (qsbr == NULL)
 		return -EINVAL;
 	if (rxtok.qsbr != NULL)
 		return 0;
+	/* what one allocation costs beyond its size, measured once */
+	if (sock < 0)
+		sock = 0;
+	rte_malloc_get_socket_stats(sock, &st0);
+	probe = rte_malloc_socket("egw_rxtok_probe", RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE,
+				  sock);
+	rte_malloc_get_socket_stats(sock, &st1);
+	if (probe != NULL && st1.heap_allocsz_bytes > st0.heap_allocsz_bytes + RTE_CACHE_LINE_SIZE)
+		rxtok.malloc_overhead =
+			st1.heap_allocsz_bytes - st0.heap_allocsz_bytes - RTE_CACHE_LINE_SIZE;
+	rte_free(probe);
 	rxtok.dst_hash = rte_hash_create(&hp);
 	if (rxtok.dst_hash == NULL)
 		return -rte_errno;
@@ -101,6 +117,14 @@ uint32_t
 egw_rxtok_region_id(const struct egw_rxtok_region *r)
 {
 	return r->id;
+}
+
+const uint8_t *
+egw_rxtok_region_page(const struct egw_rxtok_region *r, uint32_t token)
+{
+	if (r == NULL || !r->used || token >= r->n_pages)
+		return NULL;
+	return r->base + ((uint64_t)token << EGW_RXTOK_PAGE_SHIFT);
 }
 
 const char *
@@ -202,17 +226,61 @@ nomem:
 	return NULL;
 }
 
-/* Page of the mbuf's buffer, for the page-to-mbuf table. */
-static void
-page_map_cb(struct rte_mempool *mp __rte_unused, void *arg, void *obj,
-	    unsigned int idx __rte_unused)
-{
-	struct egw_rxtok_region *r = arg;
-	struct rte_mbuf *m = obj;
-	uint64_t off = (uint64_t)((uint8_t *)m->buf_addr - r->base);
+struct page_runs {
+	struct egw_rxtok_region *r;
+	uint32_t n;    /* runs found */
+	uint32_t prev; /* token of the previous object */
+	uint8_t *prev_m;
+	bool ordered; /* runs come in increasing token order */
+};
 
-	if (off < r->size)
-		r->page_mbuf[off >> EGW_RXTOK_PAGE_SHIFT] = m;
+/* Objects in pool order: a new run starts wherever the next page is not
+ * the next mbuf. The first pass counts, the second (runs set) fills. */
+static void
+page_run_cb(struct rte_mempool *mp __rte_unused, void *arg, void *obj, unsigned int idx)
+{
+	struct page_runs *pr = arg;
+	struct egw_rxtok_region *r = pr->r;
+	struct rte_mbuf *m = obj;
+	uint32_t token = (uint32_t)(((uint8_t *)m->buf_addr - r->base) >> EGW_RXTOK_PAGE_SHIFT);
+
+	if (idx == 0 || token != pr->prev + 1 || (uint8_t *)obj != pr->prev_m + r->mbuf_stride) {
+		if (r->runs != NULL) {
+			r->runs[pr->n].first_token = token;
+			r->runs[pr->n].mbuf = obj;
+		}
+		if (pr->n != 0 && token < pr->prev)
+			pr->ordered = false;
+		pr->n++;
+	}
+	pr->prev = token;
+	pr->prev_m = obj;
+}
+
+static int
+run_cmp(const void *a, const void *b)
+{
+	const struct rxtok_run *x = a, *y = b;
+
+	return x->first_token < y->first_token ? -1 : x->first_token > y->first_token;
+}
+
+static int
+page_map(struct egw_rxtok_region *r)
+{
+	struct page_runs pr = {.r = r, .ordered = true};
+
+	r->mbuf_stride = r->pool->header_size + r->pool->elt_size + r->pool->trailer_size;
+	rte_mempool_obj_iter(r->pool, page_run_cb, &pr);
+	r->runs = rxtok_zmalloc("egw_rxtok_runs", sizeof(*r->runs) * pr.n);
+	if (r->runs == NULL)
+		return -ENOMEM;
+	r->n_runs = pr.n;
+	pr.n = 0;
+	rte_mempool_obj_iter(r->pool, page_run_cb, &pr);
+	if (!pr.ordered)
+		qsort(r->runs, r->n_runs, sizeof(*r->runs), run_cmp);
+	return 0;
 }
 
 struct rte_mempool *
@@ -244,12 +312,6 @@ egw_rxtok_region_pool(struct egw_rxtok_region *r)
 		ext[k].buf_len = r->hugepage_size;
 		ext[k].elt_size = EGW_RXTOK_PAGE_SIZE;
 	}
-	r->page_mbuf = rxtok_zmalloc("egw_rxtok_pagembuf", sizeof(*r->page_mbuf) * r->n_pages);
-	if (r->page_mbuf == NULL) {
-		free(ext);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
 	snprintf(name, sizeof(name), "egw_rxtok_r%u", r->id);
 	/* rte_mempool_avail_count() counts the lcore caches too, so "the
 	 * pool is full again" stays exact with them */
@@ -259,11 +321,14 @@ egw_rxtok_region_pool(struct egw_rxtok_region *r)
 	free(ext);
 	if (r->pool == NULL) {
 		RXTOK_LOG(ERR, "region %s: mempool: %s\n", r->name, rte_strerror(rte_errno));
-		rxtok_free(r->page_mbuf, sizeof(*r->page_mbuf) * r->n_pages);
-		r->page_mbuf = NULL;
 		return NULL;
 	}
-	rte_mempool_obj_iter(r->pool, page_map_cb, r);
+	if (page_map(r) < 0) {
+		rte_mempool_free(r->pool);
+		r->pool = NULL;
+		rte_errno = ENOMEM;
+		return NULL;
+	}
 	return r->pool;
 }
 
@@ -276,7 +341,8 @@ egw_rxtok_region_destroy(struct egw_rxtok_region *r)
 		return -EBUSY;
 	if (r->pool != NULL)
 		rte_mempool_free(r->pool);
-	rxtok_free(r->page_mbuf, sizeof(*r->page_mbuf) * r->n_pages);
+	if (r->runs != NULL)
+		rxtok_free(r->runs, sizeof(*r->runs) * r->n_runs);
 	rxtok_free(r->refcnt, sizeof(*r->refcnt) * r->n_pages);
 	rte_extmem_unregister(r->base, r->size);
 	munmap(r->base, r->size);
@@ -337,8 +403,14 @@ egw_rxtok_binding(uint16_t port, uint16_t queue)
 void
 rxtok_page_release(struct egw_rxtok_region *r, uint32_t token)
 {
-	/* acq_rel: the consumer's reads of the page happen before the page
-	 * goes back to the pool and is reused */
-	if (__atomic_sub_fetch(&r->refcnt[token], 1, __ATOMIC_ACQ_REL) == 0)
-		rte_pktmbuf_free_seg(r->page_mbuf[token]);
+	uint32_t *rc = &r->refcnt[token];
+
+	/* the last reference (the usual case: one per page) needs no locked
+	 * decrement, as in rte_pktmbuf_prefree_seg(); the acquire orders the
+	 * holder's reads of the page before its reuse */
+	if (likely(__atomic_load_n(rc, __ATOMIC_ACQUIRE) == 1))
+		__atomic_store_n(rc, 0, __ATOMIC_RELAXED);
+	else if (__atomic_sub_fetch(rc, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	rte_pktmbuf_free_seg(rxtok_page_mbuf(r, token));
 }

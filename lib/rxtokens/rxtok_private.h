@@ -18,6 +18,13 @@
 extern int egw_rxtok_logtype;
 #define RXTOK_LOG(level, ...) rte_log(RTE_LOG_##level, egw_rxtok_logtype, "rxtokens: " __VA_ARGS__)
 
+/* Pages first_token.. have their mbufs at mbuf + (token - first_token) x
+ * stride. */
+struct rxtok_run {
+	uint32_t first_token;
+	uint8_t *mbuf;
+};
+
 struct egw_rxtok_region {
 	uint32_t id;
 	bool used;
@@ -26,9 +33,14 @@ struct egw_rxtok_region {
 	uint8_t *base;
 	uint64_t size;
 	uint64_t hugepage_size;
-	uint32_t n_pages;            /**< 4 KiB pages: the token space */
-	uint32_t *refcnt;            /**< [n_pages] consumer references, atomic */
-	struct rte_mbuf **page_mbuf; /**< [n_pages] the mbuf whose buffer is the page */
+	uint32_t n_pages; /**< 4 KiB pages: the token space */
+	uint32_t *refcnt; /**< [n_pages] consumer references, atomic */
+	/* page -> mbuf: the pool lays its mbufs out in runs of consecutive
+	 * pages (one run per memory chunk of the pool, a handful), so the
+	 * mapping costs a few bytes, not a pointer per page */
+	struct rxtok_run *runs;
+	uint32_t n_runs;
+	size_t mbuf_stride;
 	struct rte_mempool *pool;
 	uint32_t n_bindings;
 	uint32_t n_consumers;
@@ -113,8 +125,9 @@ struct rxtok_state {
 	uint8_t bind_tbl[RTE_MAX_ETHPORTS][RTE_MAX_QUEUES_PER_PORT]; /**< region id + 1 */
 	int listen_fd;
 	char listen_path[108];
-	uint64_t bookkeeping; /**< bytes allocated for bookkeeping */
-	uint64_t rej_notconn; /**< token calls without a consumer/binding */
+	uint64_t malloc_overhead; /**< bytes rte_malloc adds to each allocation */
+	uint64_t bookkeeping;     /**< bytes allocated for bookkeeping */
+	uint64_t rej_notconn;     /**< token calls without a consumer/binding */
 };
 
 struct rxtok_dst_key {
@@ -128,7 +141,27 @@ extern struct rxtok_state rxtok;
 void *rxtok_zmalloc(const char *what, size_t size);
 void rxtok_free(void *p, size_t size);
 
+/* The mbuf whose buffer is page token of r: the last run starting at or
+ * before token. */
+static inline struct rte_mbuf *
+rxtok_page_mbuf(const struct egw_rxtok_region *r, uint32_t token)
+{
+	uint32_t lo = 0, hi = r->n_runs;
+
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (r->runs[mid].first_token <= token)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (struct rte_mbuf *)(r->runs[lo].mbuf +
+				   (size_t)(token - r->runs[lo].first_token) * r->mbuf_stride);
+}
+
 void rxtok_page_release(struct egw_rxtok_region *r, uint32_t token);
+
 int rxtok_holdings_insert(struct rxtok_holdings *h, uint32_t token);
 bool rxtok_holdings_remove(struct rxtok_holdings *h, uint32_t token);
 void rxtok_release_all(struct egw_rxtok_consumer *c);
