@@ -5,6 +5,8 @@
  * are delivered (or dropped with an rxtok_* reason), the rest go on to the
  * stage that was there before, in order.
  */
+#include <errno.h>
+
 #include "egw_rxtok.h"
 #include "fwd.h"
 
@@ -67,6 +69,10 @@ egw_rxtok_stage_init(void)
 	unsigned int i;
 	int rc;
 
+	/* an entry left out of drop_of would count as tx_full (0) */
+	for (i = 0; i < EGW_RXTOK_DROP_MAX; i++)
+		if (drop_of[i] == 0)
+			return -EINVAL;
 	rc = egw_rxtok_init(egw.qsbr);
 	if (rc < 0)
 		return rc;
