@@ -106,6 +106,17 @@ flow_owner(const struct egw_rxtok_consumer_conf *conf)
 	}
 }
 
+/* Free a consumer that was never published, or no longer is. */
+static void
+consumer_free(struct egw_rxtok_consumer *c)
+{
+	if (c->dump != NULL)
+		fclose(c->dump);
+	free(c->dump_buf);
+	rte_free(c->ring);
+	rxtok_free(c, sizeof(*c) + holdings_bytes(c->quota));
+}
+
 struct egw_rxtok_consumer *
 egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 {
@@ -149,6 +160,7 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	c->quota = quota;
 	c->held.mask = 2 * rte_align32pow2(quota) - 1;
 	c->held.slot = (uint32_t *)(c + 1);
 	/* records waiting never exceed the tokens outstanding (<= quota) */
@@ -156,7 +168,7 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 	ring_bytes = (size_t)rte_ring_get_memsize_elem(sizeof(struct egw_rxtok_rec), rsize);
 	c->ring = rte_zmalloc("egw_rxtok_ring", ring_bytes, RTE_CACHE_LINE_SIZE);
 	if (c->ring == NULL) {
-		rxtok_free(c, sizeof(*c) + holdings_bytes(quota));
+		consumer_free(c);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -167,7 +179,6 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 	snprintf(c->name, sizeof(c->name), "%s", conf->name);
 	c->idx = idx;
 	c->region = conf->region;
-	c->quota = quota;
 	c->external = conf->external != 0;
 	c->attached = c->external ? 0 : 1;
 	c->match = conf->match;
@@ -183,11 +194,7 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 		if (c->dump == NULL || c->dump_buf == NULL || c->external) {
 			int err = c->external ? EINVAL : errno ? errno : ENOMEM;
 
-			if (c->dump != NULL)
-				fclose(c->dump);
-			free(c->dump_buf);
-			rte_free(c->ring);
-			rxtok_free(c, sizeof(*c) + holdings_bytes(quota));
+			consumer_free(c);
 			rte_errno = err;
 			return NULL;
 		}
@@ -215,11 +222,7 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 			int err = -c->dst_pos;
 
 			__atomic_store_n(&rxtok.consumers[idx], NULL, __ATOMIC_RELEASE);
-			if (c->dump != NULL)
-				fclose(c->dump);
-			free(c->dump_buf);
-			rte_free(c->ring);
-			rxtok_free(c, sizeof(*c) + holdings_bytes(quota));
+			consumer_free(c);
 			rte_errno = err;
 			return NULL;
 		}
@@ -328,9 +331,7 @@ egw_rxtok_consumer_destroy(struct egw_rxtok_consumer *c)
 	while (rxtok.hi > 0 && rxtok.consumers[rxtok.hi - 1] == NULL)
 		rxtok.hi--;
 	c->region->n_consumers--;
-	free(c->dump_buf);
-	rte_free(c->ring);
-	rxtok_free(c, sizeof(*c) + holdings_bytes(c->quota));
+	consumer_free(c);
 	return 0;
 }
 

@@ -76,14 +76,38 @@ match_dst(uint8_t family, const void *addr)
 	return consumer_at((uint16_t)(uintptr_t)data);
 }
 
+/* The UDP header at off, in an IP payload of len bytes: 1 when a consumer
+ * has its port (mt filled), 0 when none has, -1 for a malformed datagram of
+ * a consumer's port (passed on, not delivered). */
+static int
+match_udp(struct rte_mbuf *m, uint32_t off, uint32_t len, struct rxtok_match *mt)
+{
+	struct rte_udp_hdr udpb;
+	const struct rte_udp_hdr *udp = hdr_at(m, off, sizeof(udpb), &udpb);
+	uint16_t dport;
+	uint32_t ulen;
+
+	if (udp == NULL)
+		return 0;
+	dport = rte_be_to_cpu_16(udp->dst_port);
+	mt->c = consumer_at(__atomic_load_n(&rxtok.udp_tbl[dport], __ATOMIC_ACQUIRE));
+	if (mt->c == NULL)
+		return 0;
+	ulen = rte_be_to_cpu_16(udp->dgram_len);
+	if (ulen < sizeof(*udp) || ulen > len)
+		return -1;
+	mt->off = off + sizeof(*udp);
+	mt->len = ulen - sizeof(*udp);
+	mt->key = dport;
+	return 1;
+}
+
 static bool
 match_ipv4(struct rte_mbuf *m, struct rxtok_match *mt)
 {
 	uint32_t l3 = m->l2_len, ihl, tot;
 	struct rte_ipv4_hdr ipb;
-	struct rte_udp_hdr udpb;
 	const struct rte_ipv4_hdr *ip = hdr_at(m, l3, sizeof(ipb), &ipb);
-	const struct rte_udp_hdr *udp;
 
 	if (ip == NULL || (ip->version_ihl >> 4) != 4)
 		return false;
@@ -91,24 +115,13 @@ match_ipv4(struct rte_mbuf *m, struct rxtok_match *mt)
 	tot = rte_be_to_cpu_16(ip->total_length);
 	if (ihl < sizeof(*ip) || tot < ihl || l3 + tot > m->pkt_len)
 		return false;
+	/* only a first fragment carries the UDP header */
 	if (ip->next_proto_id == IPPROTO_UDP &&
 	    (rte_be_to_cpu_16(ip->fragment_offset) & 0x3fff) == 0) {
-		udp = hdr_at(m, l3 + ihl, sizeof(udpb), &udpb);
-		if (udp != NULL) {
-			uint16_t dport = rte_be_to_cpu_16(udp->dst_port);
-			uint32_t ulen = rte_be_to_cpu_16(udp->dgram_len);
+		int rc = match_udp(m, l3 + ihl, tot - ihl, mt);
 
-			mt->c = consumer_at(
-				__atomic_load_n(&rxtok.udp_tbl[dport], __ATOMIC_ACQUIRE));
-			if (mt->c != NULL) {
-				if (ulen < sizeof(*udp) || ulen > tot - ihl)
-					return false;
-				mt->off = l3 + ihl + sizeof(*udp);
-				mt->len = ulen - sizeof(*udp);
-				mt->key = dport;
-				return true;
-			}
-		}
+		if (rc != 0)
+			return rc > 0;
 	}
 	mt->c = match_dst(4, &ip->dst_addr);
 	if (mt->c == NULL)
@@ -124,9 +137,7 @@ match_ipv6(struct rte_mbuf *m, struct rxtok_match *mt)
 {
 	uint32_t l3 = m->l2_len, plen;
 	struct rte_ipv6_hdr ipb;
-	struct rte_udp_hdr udpb;
 	const struct rte_ipv6_hdr *ip = hdr_at(m, l3, sizeof(ipb), &ipb);
-	const struct rte_udp_hdr *udp;
 
 	if (ip == NULL || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
 		return false;
@@ -134,22 +145,10 @@ match_ipv6(struct rte_mbuf *m, struct rxtok_match *mt)
 	if (l3 + sizeof(*ip) + plen > m->pkt_len)
 		return false;
 	if (ip->proto == IPPROTO_UDP) {
-		udp = hdr_at(m, l3 + sizeof(*ip), sizeof(udpb), &udpb);
-		if (udp != NULL) {
-			uint16_t dport = rte_be_to_cpu_16(udp->dst_port);
-			uint32_t ulen = rte_be_to_cpu_16(udp->dgram_len);
+		int rc = match_udp(m, l3 + sizeof(*ip), plen, mt);
 
-			mt->c = consumer_at(
-				__atomic_load_n(&rxtok.udp_tbl[dport], __ATOMIC_ACQUIRE));
-			if (mt->c != NULL) {
-				if (ulen < sizeof(*udp) || ulen > plen)
-					return false;
-				mt->off = l3 + sizeof(*ip) + sizeof(*udp);
-				mt->len = ulen - sizeof(*udp);
-				mt->key = dport;
-				return true;
-			}
-		}
+		if (rc != 0)
+			return rc > 0;
 	}
 	mt->c = match_dst(6, ip->dst_addr);
 	if (mt->c == NULL)
