@@ -14,7 +14,7 @@ fi
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     mapfile -t files < <(git ls-files --cached --others --exclude-standard)
 else
-    mapfile -t files < <(find . -path ./build\* -prune -o -type f -print | sed 's|^\./||')
+    mapfile -t files < <(find . \( -path ./build\* -o -path ./.git \) -prune -o -type f -print | sed 's|^\./||')
 fi
 fail=0
 n=0
