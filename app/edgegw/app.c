@@ -15,6 +15,7 @@
 
 struct egw_app egw = {
 	.engine = &egw_fwd_io,
+	.ctrl_lock = RTE_SPINLOCK_INITIALIZER,
 };
 
 static int

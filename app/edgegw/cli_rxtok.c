@@ -434,9 +434,8 @@ struct rxt_res {
 };
 
 static void
-cmd_rxtokens(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
+rxtokens_run(struct rxt_res *res)
 {
-	struct rxt_res *res = pr;
 	char line[sizeof(res->rest)];
 	struct rxt_args a;
 
@@ -465,6 +464,16 @@ cmd_rxtokens(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 			     a.w[0]);
 }
 
+/* Commands own the consumers' state while they run: the control lcore
+ * (when it is not this one) serves it under the same lock. */
+static void
+cmd_rxtokens(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
+{
+	rte_spinlock_lock(&egw.ctrl_lock);
+	rxtokens_run(pr);
+	rte_spinlock_unlock(&egw.ctrl_lock);
+}
+
 static void
 cmd_show_rxtokens(void *pr, struct cmdline *cl __rte_unused, void *data)
 {
@@ -476,7 +485,9 @@ cmd_show_rxtokens(void *pr, struct cmdline *cl __rte_unused, void *data)
 		egw_cli_fail("show rxtokens: '%s': regions, bindings or consumers", what);
 		return;
 	}
+	rte_spinlock_lock(&egw.ctrl_lock);
 	egw_rxtok_show(stdout, what);
+	rte_spinlock_unlock(&egw.ctrl_lock);
 }
 
 static cmdline_parse_token_string_t t_rxtokens0 =

@@ -55,7 +55,9 @@ egw_control_poll(void)
 	}
 	/* rxtokens consumers are served by this thread: their ownership state
 	 * has one owner */
+	rte_spinlock_lock(&egw.ctrl_lock);
 	total += egw_rxtok_service();
+	rte_spinlock_unlock(&egw.ctrl_lock);
 	return total;
 }
 

@@ -15,6 +15,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_spinlock.h>
 #include <rte_ring.h>
 
 #include "egw_eth.h"
@@ -168,7 +169,11 @@ struct egw_app {
 	struct egw_control_stats ctrl;
 	egw_ctrl_fn ctrl_handler[EGW_ETH_CLS_MAX];
 	struct rte_rcu_qsbr *qsbr; /**< workers report quiescent once per loop */
-	bool launched;             /**< worker (and control) lcores launched */
+	/* Serialises the control path's table owners (rxtokens consumers)
+	 * between the control lcore and commands on the main lcore; never
+	 * taken by workers. Uncontended when control runs on the main lcore. */
+	rte_spinlock_t ctrl_lock;
+	bool launched; /**< worker (and control) lcores launched */
 	bool pdump;
 };
 
