@@ -82,6 +82,8 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "remove a consumer; every token it holds is released"},
 	{"rxtokens", "rxtokens listen <unix-socket-path>",
 	 "accept external consumers on this socket"},
+	{"rxtokens", "rxtokens wait <consumer> [<seconds>]",
+	 "wait (default 10 s) until a process attaches to the consumer"},
 	{"rxtokens", "show rxtokens [regions|bindings|consumers]",
 	 "regions (pool use, bookkeeping), bindings, consumers (tokens out, returns, rejects)"},
 	{NULL, NULL, NULL},
