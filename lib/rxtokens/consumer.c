@@ -14,54 +14,46 @@
 
 #include "rxtok_private.h"
 
-static inline uint32_t
-hold_hash(const struct rxtok_holdings *h, uint32_t token)
-{
-	return (token * 2654435761u) & h->mask;
-}
-
 int
-rxtok_holdings_insert(struct rxtok_holdings *h, uint32_t token)
+rxtok_holdings_insert(struct egw_rxtok_consumer *c, uint32_t token)
 {
-	uint32_t i;
+	struct rxtok_holdings *h = &c->held;
 
-	if (h->count > h->mask / 2)
-		return -ENOSPC; /* never with count <= quota: capacity is 2 x quota */
-	for (i = hold_hash(h, token); h->slot[i] != RXTOK_SLOT_EMPTY; i = (i + 1) & h->mask)
-		;
-	h->slot[i] = token;
+	if (unlikely(h->count == h->cap))
+		return -ENOSPC; /* never with count <= outstanding <= quota */
+	h->tok[h->count] = token;
+	/* pages of other consumers are written concurrently: relaxed atomics */
+	__atomic_store_n(&c->region->state[token], rxtok_owner(c->idx, h->count), __ATOMIC_RELAXED);
 	h->count++;
 	return 0;
 }
 
 bool
-rxtok_holdings_remove(struct rxtok_holdings *h, uint32_t token)
+rxtok_holdings_remove(struct egw_rxtok_consumer *c, uint32_t token)
 {
-	uint32_t i, j;
+	struct rxtok_holdings *h = &c->held;
+	uint32_t *state = c->region->state;
+	uint32_t v = __atomic_load_n(&state[token], __ATOMIC_RELAXED), slot, last;
 
-	for (i = hold_hash(h, token); h->slot[i] != token; i = (i + 1) & h->mask)
-		if (h->slot[i] == RXTOK_SLOT_EMPTY)
-			return false;
-	/* backward-shift deletion: no tombstones, so lookups stay short */
-	for (j = (i + 1) & h->mask; h->slot[j] != RXTOK_SLOT_EMPTY; j = (j + 1) & h->mask) {
-		uint32_t home = hold_hash(h, h->slot[j]);
-
-		/* move slot j back to the hole at i unless its home lies
-		 * cyclically in (i, j] */
-		if (((j - home) & h->mask) >= ((j - i) & h->mask)) {
-			h->slot[i] = h->slot[j];
-			i = j;
-		}
+	/* only this thread writes c's owner values: any other value read here
+	 * (another consumer's, OUT, FREE) means c does not hold the token */
+	if ((v >> 16) != c->idx + 1)
+		return false;
+	slot = v & 0xffff;
+	last = h->tok[--h->count];
+	if (slot != h->count) {
+		h->tok[slot] = last;
+		__atomic_store_n(&state[last], rxtok_owner(c->idx, slot), __ATOMIC_RELAXED);
 	}
-	h->slot[i] = RXTOK_SLOT_EMPTY;
-	h->count--;
+	/* out, no longer held: released next, or held again (all or nothing) */
+	__atomic_store_n(&state[token], RXTOK_PAGE_OUT, __ATOMIC_RELAXED);
 	return true;
 }
 
 static size_t
 holdings_bytes(uint32_t quota)
 {
-	return sizeof(uint32_t) * 2 * rte_align32pow2(quota);
+	return sizeof(uint32_t) * (size_t)quota;
 }
 
 struct egw_rxtok_consumer *
@@ -161,8 +153,8 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 		return NULL;
 	}
 	c->quota = quota;
-	c->held.mask = 2 * rte_align32pow2(quota) - 1;
-	c->held.slot = (uint32_t *)(c + 1);
+	c->held.cap = quota;
+	c->held.tok = (uint32_t *)(c + 1);
 	/* records waiting never exceed the tokens outstanding (<= quota) */
 	rsize = rte_align32pow2(quota + 1);
 	ring_bytes = (size_t)rte_ring_get_memsize_elem(sizeof(struct egw_rxtok_rec), rsize);
@@ -172,7 +164,6 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	memset(c->held.slot, 0xff, holdings_bytes(quota));
 	snprintf(rname, sizeof(rname), "egw_rxtok_c%u", idx);
 	rte_ring_init(c->ring, rname, rsize, RING_F_SC_DEQ);
 
@@ -249,8 +240,7 @@ egw_rxtok_active(void)
 }
 
 /* Release every reference the consumer holds or has waiting: records still
- * in its ring and tokens it holds. Costs what it held (the ring and a table
- * sized by the quota), not the region. Workers must not be delivering to c
+ * in its ring and tokens it holds. Costs what it held, not the region. Workers must not be delivering to c
  * any more (unpublished or detached, then a grace period). */
 void
 rxtok_release_all(struct egw_rxtok_consumer *c)
@@ -265,14 +255,10 @@ rxtok_release_all(struct egw_rxtok_consumer *c)
 			rxtok_page_release(c->region, recs[i].token);
 		released += n;
 	}
-	for (i = 0; i <= c->held.mask && c->held.count != 0; i++) {
-		if (c->held.slot[i] == RXTOK_SLOT_EMPTY)
-			continue;
-		rxtok_page_release(c->region, c->held.slot[i]);
-		c->held.slot[i] = RXTOK_SLOT_EMPTY;
-		c->held.count--;
-		released++;
-	}
+	for (i = 0; i < c->held.count; i++)
+		rxtok_page_release(c->region, c->held.tok[i]);
+	released += c->held.count;
+	c->held.count = 0;
 	c->n_released += released;
 	__atomic_sub_fetch(&c->outstanding, released, __ATOMIC_RELEASE);
 }
@@ -353,7 +339,7 @@ egw_rxtok_recv(struct egw_rxtok_consumer *c, struct egw_rxtok_rec *recs, unsigne
 	}
 	k = rte_ring_sc_dequeue_burst_elem(c->ring, recs, sizeof(*recs), n, NULL);
 	for (i = 0; i < k; i++)
-		rxtok_holdings_insert(&c->held, recs[i].token);
+		rxtok_holdings_insert(c, recs[i].token);
 	c->n_recv += k;
 	return (int)k;
 }
@@ -389,13 +375,13 @@ rxtok_return(struct egw_rxtok_consumer *c, uint32_t region, const struct egw_rxt
 	 * put back what was taken: all or nothing */
 	for (i = 0; i < n; i++) {
 		for (t = 0; t < ranges[i].token_count; t++) {
-			if (rxtok_holdings_remove(&c->held, ranges[i].token_start + t))
+			if (rxtok_holdings_remove(c, ranges[i].token_start + t))
 				continue;
 			for (r = 0; r < i; r++)
 				for (uint32_t u = 0; u < ranges[r].token_count; u++)
-					rxtok_holdings_insert(&c->held, ranges[r].token_start + u);
+					rxtok_holdings_insert(c, ranges[r].token_start + u);
 			for (uint32_t u = 0; u < t; u++)
-				rxtok_holdings_insert(&c->held, ranges[i].token_start + u);
+				rxtok_holdings_insert(c, ranges[i].token_start + u);
 			c->n_reject[RXTOK_REJ_NOENT]++;
 			return -ENOENT;
 		}

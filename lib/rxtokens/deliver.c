@@ -185,11 +185,15 @@ match_pppoe(struct rte_mbuf *m, struct rxtok_match *mt)
 }
 
 /* Records waiting to be enqueued on one consumer's ring: a burst's packets
- * for one consumer cost one ring enqueue. */
+ * for one consumer cost one ring enqueue. The quota is reserved for the run
+ * of packets to that consumer, not per packet: avail tokens of c's
+ * outstanding count are reserved and not yet used. */
 struct rxtok_pending {
 	struct egw_rxtok_consumer *c;
 	unsigned int n;    /* records */
 	unsigned int pkts; /* packets they belong to */
+	uint32_t avail;    /* tokens reserved, not yet used */
+	uint32_t ahead;    /* packets of the burst from the current one on */
 	struct egw_rxtok_rec recs[2 * RXTOK_MAX_SEGS * 4];
 };
 
@@ -218,6 +222,39 @@ pending_flush(struct egw_rxtok_region *r, struct rxtok_pending *pd, struct egw_r
 	pd->pkts = 0;
 }
 
+/* End of a run: enqueue its records, give back what it did not use. */
+static void
+pending_end(struct egw_rxtok_region *r, struct rxtok_pending *pd, struct egw_rxtok_burst_res *res)
+{
+	pending_flush(r, pd, res);
+	if (pd->avail != 0) {
+		__atomic_fetch_sub(&pd->c->outstanding, pd->avail, __ATOMIC_RELAXED);
+		pd->avail = 0;
+	}
+}
+
+/* Reserve at least n tokens of c's quota in all (pd->avail included), at
+ * most enough for n per packet left in the burst, never past the quota: the
+ * decision is that of a reservation of n alone (outstanding, less what this
+ * run reserved and has not used, plus n within the quota), and outstanding,
+ * reservations included, never exceeds the quota. */
+static bool
+quota_reserve(struct egw_rxtok_consumer *c, struct rxtok_pending *pd, uint32_t n)
+{
+	uint32_t cur = __atomic_load_n(&c->outstanding, __ATOMIC_RELAXED), grant;
+
+	do {
+		uint32_t room = cur < c->quota ? c->quota - cur : 0;
+
+		if (pd->avail + room < n)
+			return false;
+		grant = RTE_MIN(room, RTE_MAX(n * pd->ahead, n) - pd->avail);
+	} while (!__atomic_compare_exchange_n(&c->outstanding, &cur, cur + grant, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	pd->avail += grant;
+	return true;
+}
+
 /* Deliver the payload of m to mt->c. Returns -1 when delivered (m is the
  * consumer's now), or the drop reason (m still belongs to the caller). */
 static int
@@ -228,13 +265,16 @@ deliver_one(struct egw_rxtok_region *r, struct rte_mbuf *m, const struct rxtok_m
 	struct rte_mbuf *segs[RXTOK_MAX_SEGS];
 	struct egw_rxtok_rec *recs;
 	struct rte_mbuf *s, *next;
-	uint32_t skip = mt->off, left = mt->len, n = 0, i, prev;
+	uint32_t skip = mt->off, left = mt->len, n = 0, i;
 
 	if (mt->len == 0)
 		return EGW_RXTOK_DROP_EMPTY;
-	if (pd->c != c || pd->n + RXTOK_MAX_SEGS > RTE_DIM(pd->recs)) {
-		pending_flush(r, pd, res);
+	if (pd->c != c) {
+		if (pd->c != NULL)
+			pending_end(r, pd, res);
 		pd->c = c;
+	} else if (pd->n + RXTOK_MAX_SEGS > RTE_DIM(pd->recs)) {
+		pending_flush(r, pd, res);
 	}
 	recs = &pd->recs[pd->n];
 	/* one record per segment holding payload bytes */
@@ -271,12 +311,10 @@ deliver_one(struct egw_rxtok_region *r, struct rte_mbuf *m, const struct rxtok_m
 	recs[0].flags |= EGW_RXTOK_REC_FIRST;
 	recs[n - 1].flags |= EGW_RXTOK_REC_LAST;
 
-	/* quota: reserve n tokens, give them back if that went over */
-	prev = __atomic_fetch_add(&c->outstanding, n, __ATOMIC_RELAXED);
-	if (prev + n > c->quota) {
-		__atomic_fetch_sub(&c->outstanding, n, __ATOMIC_RELAXED);
+	/* quota: n tokens of the run's reservation, reserving more if short */
+	if (pd->avail < n && !quota_reserve(c, pd, n))
 		return EGW_RXTOK_DROP_QUOTA;
-	}
+	pd->avail -= n;
 	/* split the chain: payload segments become single pages owned by the
 	 * consumer, the others go back to the pool now */
 	for (s = m, i = 0; s != NULL; s = next) {
@@ -285,10 +323,11 @@ deliver_one(struct egw_rxtok_region *r, struct rte_mbuf *m, const struct rxtok_m
 		if (i < n && s == segs[i]) {
 			s->nb_segs = 1;
 			s->pkt_len = s->data_len;
-			/* the page came from the pool: no one else holds it, so
-			 * the first reference is a plain store (as
-			 * rte_pktmbuf_prefree_seg does for mbufs) */
-			__atomic_store_n(&r->refcnt[recs[i].token], 1, __ATOMIC_RELAXED);
+			/* the page came from the pool: no one else holds it,
+			 * so its state is a plain store (the ring's enqueue
+			 * publishes it with the record) */
+			__atomic_store_n(&r->state[recs[i].token], RXTOK_PAGE_OUT,
+					 __ATOMIC_RELAXED);
 			i++;
 		} else {
 			rte_pktmbuf_free_seg(s);
@@ -312,6 +351,7 @@ egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], 
 	pd.c = NULL;
 	pd.n = 0;
 	pd.pkts = 0;
+	pd.avail = 0;
 	bound = egw_rxtok_binding(port, queue);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -338,6 +378,7 @@ egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], 
 		} else if (!__atomic_load_n(&mt.c->attached, __ATOMIC_ACQUIRE)) {
 			rc = EGW_RXTOK_DROP_DETACHED;
 		} else {
+			pd.ahead = (uint32_t)(n - i);
 			rc = deliver_one(bound, m, &mt, port, &pd, res);
 		}
 		if (rc == -1) {
@@ -347,6 +388,7 @@ egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], 
 		res->drop[rc]++;
 		rte_pktmbuf_free(m);
 	}
-	pending_flush(bound, &pd, res);
+	if (pd.c != NULL)
+		pending_end(bound, &pd, res);
 	return pass;
 }

@@ -209,8 +209,8 @@ egw_rxtok_region_create(const char *name, uint64_t size, uint64_t hugepage_size)
 	r->size = size;
 	r->hugepage_size = hugepage_size;
 	r->n_pages = (uint32_t)(size >> EGW_RXTOK_PAGE_SHIFT);
-	r->refcnt = rxtok_zmalloc("egw_rxtok_refcnt", sizeof(*r->refcnt) * r->n_pages);
-	if (r->refcnt == NULL) {
+	r->state = rxtok_zmalloc("egw_rxtok_state", sizeof(*r->state) * r->n_pages);
+	if (r->state == NULL) {
 		rte_extmem_unregister(base, size);
 		munmap(base, size);
 		close(fd);
@@ -265,21 +265,40 @@ run_cmp(const void *a, const void *b)
 	return x->first_token < y->first_token ? -1 : x->first_token > y->first_token;
 }
 
+/* The runs, then the run index of each hugepage, in one allocation. */
+static size_t
+runs_bytes(uint32_t n_runs, uint32_t n_huge)
+{
+	return sizeof(struct rxtok_run) * n_runs + sizeof(uint32_t) * n_huge;
+}
+
 static int
 page_map(struct egw_rxtok_region *r)
 {
 	struct page_runs pr = {.r = r, .ordered = true};
+	uint32_t h, k = 0;
 
 	r->mbuf_stride = r->pool->header_size + r->pool->elt_size + r->pool->trailer_size;
+	r->n_huge = (uint32_t)(r->size / r->hugepage_size);
+	r->huge_shift = (uint32_t)rte_log2_u64(r->hugepage_size) - EGW_RXTOK_PAGE_SHIFT;
 	rte_mempool_obj_iter(r->pool, page_run_cb, &pr);
-	r->runs = rxtok_zmalloc("egw_rxtok_runs", sizeof(*r->runs) * pr.n);
+	r->runs = rxtok_zmalloc("egw_rxtok_runs", runs_bytes(pr.n, r->n_huge));
 	if (r->runs == NULL)
 		return -ENOMEM;
 	r->n_runs = pr.n;
+	r->huge_run = (uint32_t *)(r->runs + pr.n);
 	pr.n = 0;
 	rte_mempool_obj_iter(r->pool, page_run_cb, &pr);
 	if (!pr.ordered)
 		qsort(r->runs, r->n_runs, sizeof(*r->runs), run_cmp);
+	/* the pool covers every page, from page 0: runs[0] starts there */
+	for (h = 0; h < r->n_huge; h++) {
+		uint32_t first = h << r->huge_shift;
+
+		while (k + 1 < r->n_runs && r->runs[k + 1].first_token <= first)
+			k++;
+		r->huge_run[h] = k;
+	}
 	return 0;
 }
 
@@ -342,8 +361,8 @@ egw_rxtok_region_destroy(struct egw_rxtok_region *r)
 	if (r->pool != NULL)
 		rte_mempool_free(r->pool);
 	if (r->runs != NULL)
-		rxtok_free(r->runs, sizeof(*r->runs) * r->n_runs);
-	rxtok_free(r->refcnt, sizeof(*r->refcnt) * r->n_pages);
+		rxtok_free(r->runs, runs_bytes(r->n_runs, r->n_huge));
+	rxtok_free(r->state, sizeof(*r->state) * r->n_pages);
 	rte_extmem_unregister(r->base, r->size);
 	munmap(r->base, r->size);
 	close(r->memfd);
@@ -403,14 +422,9 @@ egw_rxtok_binding(uint16_t port, uint16_t queue)
 void
 rxtok_page_release(struct egw_rxtok_region *r, uint32_t token)
 {
-	uint32_t *rc = &r->refcnt[token];
-
-	/* the last reference (the usual case: one per page) needs no locked
-	 * decrement, as in rte_pktmbuf_prefree_seg(); the acquire orders the
-	 * holder's reads of the page before its reuse */
-	if (likely(__atomic_load_n(rc, __ATOMIC_ACQUIRE) == 1))
-		__atomic_store_n(rc, 0, __ATOMIC_RELAXED);
-	else if (__atomic_sub_fetch(rc, 1, __ATOMIC_ACQ_REL) != 0)
-		return;
+	/* the page's only reference (one record per page): the thread giving
+	 * it back is the one that held it, and the pool's put publishes the
+	 * mbuf to its next user */
+	__atomic_store_n(&r->state[token], RXTOK_PAGE_FREE, __ATOMIC_RELAXED);
 	rte_pktmbuf_free_seg(rxtok_page_mbuf(r, token));
 }

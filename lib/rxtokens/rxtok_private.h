@@ -34,27 +34,46 @@ struct egw_rxtok_region {
 	uint64_t size;
 	uint64_t hugepage_size;
 	uint32_t n_pages; /**< 4 KiB pages: the token space */
-	uint32_t *refcnt; /**< [n_pages] consumer references, atomic */
+	/* [n_pages] page state (relaxed atomics): RXTOK_PAGE_FREE,
+	 * RXTOK_PAGE_OUT (delivered, not held: in a record ring, or being
+	 * returned) or the holder, rxtok_owner(): a page is in at most one
+	 * record at a time (one mbuf per page, a packet to one consumer) */
+	uint32_t *state;
 	/* page -> mbuf: the pool lays its mbufs out in runs of consecutive
 	 * pages (one run per memory chunk of the pool, a handful), so the
 	 * mapping costs a few bytes, not a pointer per page */
 	struct rxtok_run *runs;
 	uint32_t n_runs;
+	uint32_t huge_shift; /**< log2(pages per hugepage) */
+	/* [hugepages] the run holding the first page of each hugepage: the
+	 * lookup searches only the runs that start in that hugepage */
+	uint32_t *huge_run;
+	uint32_t n_huge;
 	size_t mbuf_stride;
 	struct rte_mempool *pool;
 	uint32_t n_bindings;
 	uint32_t n_consumers;
 };
 
-/* Tokens a consumer holds: an open-addressed multiset (a token held twice is
- * in it twice), linear probing with backward-shift deletion, at most half
- * full: capacity is the quota rounded up to a power of two, times two. */
-#define RXTOK_SLOT_EMPTY UINT32_MAX
+#define RXTOK_PAGE_FREE 0u
+#define RXTOK_PAGE_OUT 1u
 
+/* The page state of a page held by consumer idx at slot of its holdings:
+ * never FREE or OUT (idx + 1 >= 1). idx < 16384 and slot < quota <= 65536
+ * fit. */
+static inline uint32_t
+rxtok_owner(uint32_t idx, uint32_t slot)
+{
+	return (idx + 1) << 16 | slot;
+}
+
+/* Tokens a consumer holds: an array of at most quota tokens (removal moves
+ * the last one into the hole); the page state of each names its slot, so
+ * insert and remove are O(1) and a page is held at most once. */
 struct rxtok_holdings {
-	uint32_t mask;  /**< capacity - 1 */
 	uint32_t count; /**< tokens held */
-	uint32_t *slot;
+	uint32_t cap;   /**< quota */
+	uint32_t *tok;
 };
 
 struct egw_rxtok_consumer {
@@ -142,11 +161,13 @@ void *rxtok_zmalloc(const char *what, size_t size);
 void rxtok_free(void *p, size_t size);
 
 /* The mbuf whose buffer is page token of r: the last run starting at or
- * before token. */
+ * before token, among those that start within token's hugepage (usually
+ * none but the one found by the index). */
 static inline struct rte_mbuf *
 rxtok_page_mbuf(const struct egw_rxtok_region *r, uint32_t token)
 {
-	uint32_t lo = 0, hi = r->n_runs;
+	uint32_t h = token >> r->huge_shift;
+	uint32_t lo = r->huge_run[h], hi = h + 1 < r->n_huge ? r->huge_run[h + 1] + 1 : r->n_runs;
 
 	while (hi - lo > 1) {
 		uint32_t mid = (lo + hi) / 2;
@@ -162,8 +183,8 @@ rxtok_page_mbuf(const struct egw_rxtok_region *r, uint32_t token)
 
 void rxtok_page_release(struct egw_rxtok_region *r, uint32_t token);
 
-int rxtok_holdings_insert(struct rxtok_holdings *h, uint32_t token);
-bool rxtok_holdings_remove(struct rxtok_holdings *h, uint32_t token);
+int rxtok_holdings_insert(struct egw_rxtok_consumer *c, uint32_t token);
+bool rxtok_holdings_remove(struct egw_rxtok_consumer *c, uint32_t token);
 void rxtok_release_all(struct egw_rxtok_consumer *c);
 int rxtok_return(struct egw_rxtok_consumer *c, uint32_t region,
 		 const struct egw_rxtok_range *ranges, unsigned int n);

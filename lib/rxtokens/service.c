@@ -306,7 +306,7 @@ serve_external(struct egw_rxtok_consumer *c)
 	n = rte_ring_sc_dequeue_burst_elem(c->ring, recs, sizeof(recs[0]), room, NULL);
 	if (n != 0) {
 		for (i = 0; i < n; i++)
-			rxtok_holdings_insert(&c->held, recs[i].token);
+			rxtok_holdings_insert(c, recs[i].token);
 		c->n_recv += n;
 		rte_ring_sp_enqueue_bulk_elem(c->xrec, recs, sizeof(recs[0]), n, NULL);
 		work += n;

@@ -254,7 +254,8 @@ main(int argc, char **argv)
 	al_region = h1 - h0;
 	/* the library counts each allocation with the allocator's header */
 	CHECK(bk1 - bk0 == (uint64_t)N_PAGES * sizeof(uint32_t) + ovh,
-	      "region: bookkeeping +%" PRIu64 " (a 4-byte refcount per page + header)", bk1 - bk0);
+	      "region: bookkeeping +%" PRIu64 " (a 4-byte page state per page + header)",
+	      bk1 - bk0);
 	CHECK(al_region == bk1 - bk0, "region: allocator +%" PRIu64 " for it (one allocation)",
 	      al_region);
 
@@ -269,8 +270,8 @@ main(int argc, char **argv)
 	full = rte_mempool_avail_count(pool);
 	CHECK(full == N_PAGES, "pool: %u mbufs", full);
 	al_pagembuf = h2 - h1 - twin;
-	/* page -> mbuf is a table of runs (one per memory chunk of the pool),
-	 * not a pointer per page */
+	/* page -> mbuf is a table of runs (one per memory chunk of the pool)
+	 * and a run index per hugepage, not a pointer per page */
 	CHECK(bk2 - bk1 <= 64 * 1024,
 	      "pool: bookkeeping +%" PRIu64 " for the page-to-mbuf runs (a pointer per page "
 	      "would be %zu)",
@@ -305,7 +306,7 @@ main(int argc, char **argv)
 	rings = (uint64_t)ring_one * i;
 	bk_cons = bk3 - bk2;
 	al_cons = h3 - h2 - rings;
-	/* two allocations per consumer: the consumer with its holdings (counted
+	/* two allocations per consumer: the consumer with its held-token array (counted
 	 * in the bookkeeping with its allocator header), and its ring
 	 * (subtracted at the size asked for, so its header stays in) */
 	CHECK(al_cons == bk_cons + (uint64_t)i * ovh,
@@ -314,7 +315,7 @@ main(int argc, char **argv)
 	      al_cons, ring_one, bk_cons, i, ovh);
 	al_total = static_bytes + al_region + al_pagembuf + al_cons;
 	al_norings = al_total - (uint64_t)i * ovh;
-	printf("  region refcounts:   bookkeeping %10" PRIu64 "  allocator %10" PRIu64 "\n",
+	printf("  region page states: bookkeeping %10" PRIu64 "  allocator %10" PRIu64 "\n",
 	       bk1 - bk0, al_region);
 	printf("  page-to-mbuf runs:  bookkeeping %10" PRIu64 "  allocator %10" PRIu64 "\n",
 	       bk2 - bk1, al_pagembuf);
