@@ -426,5 +426,15 @@ rxtok_page_release(struct egw_rxtok_region *r, uint32_t token)
 	 * it back is the one that held it, and the pool's put publishes the
 	 * mbuf to its next user */
 	__atomic_store_n(&r->state[token], RXTOK_PAGE_FREE, __ATOMIC_RELAXED);
-	rte_pktmbuf_free_seg(rxtok_page_mbuf(r, token));
+	struct rte_mbuf *m = rxtok_page_mbuf(r, token);
+
+	/* the usual case, raw: the mbuf is already as rte_pktmbuf_prefree_seg()
+	 * would leave it (one segment, next NULL: set at delivery) and its
+	 * pinned buffer's refcount was never taken; only another holder of
+	 * the mbuf itself (refcnt > 1: a capture, a mirror) needs the generic
+	 * free, which leaves the page to the last of them */
+	if (likely(rte_mbuf_refcnt_read(m) == 1))
+		rte_mbuf_raw_free(m);
+	else
+		rte_pktmbuf_free_seg(m);
 }
