@@ -240,8 +240,9 @@ egw_rxtok_active(void)
 }
 
 /* Release every reference the consumer holds or has waiting: records still
- * in its ring and tokens it holds. Costs what it held, not the region. Workers must not be delivering to c
- * any more (unpublished or detached, then a grace period). */
+ * in its ring and tokens it holds. Costs what it held, not the region.
+ * Workers must not be delivering to c any more (unpublished or detached,
+ * then a grace period). */
 void
 rxtok_release_all(struct egw_rxtok_consumer *c)
 {
