@@ -11,4 +11,6 @@ work=$2
 seeds=$3
 shift 3
 mkdir -p "$work"
-exec "$fuzzer" "$@" "$work" "$seeds"
+# libFuzzer exits 77 on a crash by default, which meson counts as a skip:
+# a finding must fail the test
+exec "$fuzzer" -error_exitcode=1 "$@" "$work" "$seeds"
