@@ -3,8 +3,8 @@
  * @file
  * rxtokens records, token ranges and the shared-memory layout that edgegw and
  * a consumer in another process agree on. Plain C: the client side needs
- * no EAL (the two rings are DPDK rte_rings placed in shared memory and used
- * through their inline functions only).
+ * no EAL. The two rings are egw_rxtok_shring.h rings: only their indices and
+ * entries are shared, each side keeps the geometry privately.
  *
  * A token is the index of a 4 KiB page in its region; (token, offset, size)
  * names a fragment of a received payload. Tokens are given back in ranges
@@ -67,7 +67,7 @@ struct egw_rxtok_ret {
 };
 
 #define EGW_RXTOK_SHM_MAGIC UINT64_C(0x314b4f5452574745) /* "EGWRTOK1" */
-#define EGW_RXTOK_ABI_VERSION 1
+#define EGW_RXTOK_ABI_VERSION 2
 
 /** The consumer's flow was steered to a queue of another binding. */
 #define EGW_RXTOK_SHM_F_STEERED 0x1
@@ -75,7 +75,11 @@ struct egw_rxtok_ret {
 /**
  * Head of the shared memory of one attached consumer. The record ring
  * (edgegw produces, consumer consumes) and the return ring (the other way)
- * follow at the given offsets; both are rte_rings with 16-byte elements.
+ * follow at the given offsets (64-byte aligned, inside the shared memory, not
+ * overlapping); both are struct egw_rxtok_shring with 16-byte entries, of
+ * the given sizes (powers of two). Each side takes the sizes once, when it
+ * creates or attaches, and never reads them again: the other side may write
+ * this memory.
  */
 struct egw_rxtok_shm_hdr {
 	uint64_t magic;       /**< EGW_RXTOK_SHM_MAGIC */
@@ -86,11 +90,17 @@ struct egw_rxtok_shm_hdr {
 	uint32_t page_size; /**< EGW_RXTOK_PAGE_SIZE */
 	uint32_t rec_ring_off;
 	uint32_t ret_ring_off;
-	uint32_t quota;      /**< most tokens outstanding at once */
-	uint32_t max_ranges; /**< EGW_RXTOK_MAX_RANGES */
-	uint32_t flags;      /**< EGW_RXTOK_SHM_F_*, set by edgegw, cleared by the consumer */
+	uint32_t rec_ring_size; /**< entries of the record ring, a power of two */
+	uint32_t ret_ring_size; /**< entries of the return ring, a power of two */
+	uint32_t quota;         /**< most tokens outstanding at once */
+	uint32_t max_ranges;    /**< EGW_RXTOK_MAX_RANGES */
+	uint32_t flags;         /**< EGW_RXTOK_SHM_F_*, set by edgegw, cleared by the consumer */
 	uint32_t reserved;
 };
+
+#ifndef __cplusplus
+_Static_assert(sizeof(struct egw_rxtok_shm_hdr) == 64, "shared header is one cache line");
+#endif
 
 /** Socket protocol (SOCK_SEQPACKET): the consumer's first message. */
 struct egw_rxtok_hello {

@@ -14,6 +14,7 @@
 #include <rte_ring_elem.h>
 
 #include "egw_rxtok.h"
+#include "egw_rxtok_shring.h"
 
 extern int egw_rxtok_logtype;
 #define RXTOK_LOG(level, ...) rte_log(RTE_LOG_##level, egw_rxtok_logtype, "rxtokens: " __VA_ARGS__)
@@ -110,8 +111,11 @@ struct egw_rxtok_consumer {
 	int shm_fd;
 	size_t shm_size;
 	struct egw_rxtok_shm_hdr *shm;
-	struct rte_ring *xrec;
-	struct rte_ring *xret;
+	/* private geometry and indices of the shared rings: never read back
+	 * from the shared memory, which the consumer may write */
+	struct egw_rxtok_shring_view xrec; /**< edgegw produces */
+	struct egw_rxtok_shring_view xret; /**< edgegw consumes */
+	uint64_t n_corrupt;                /**< attachments ended for insane ring indices */
 
 	/* in-process dump consumer (owner thread) */
 	FILE *dump;

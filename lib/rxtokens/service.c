@@ -69,33 +69,40 @@ welcome_send(int fd, int status, const char *msg, int fds[2], uint64_t region_si
 		RXTOK_LOG(WARNING, "welcome: %s\n", strerror(errno));
 }
 
-/* Shared memory for one attachment: header, record ring, return ring. */
+/* Shared memory for one attachment: header, record ring, return ring. The
+ * ring geometry is kept in c->xrec and c->xret; the copy in the header is
+ * for the consumer. */
 static int
 shm_create(struct egw_rxtok_consumer *c)
 {
-	unsigned int rec_count = rte_ring_get_capacity(c->ring) + 1;
-	ssize_t rec_sz = rte_ring_get_memsize_elem(sizeof(struct egw_rxtok_rec), rec_count);
-	ssize_t ret_sz =
-		rte_ring_get_memsize_elem(sizeof(struct egw_rxtok_ret), RXTOK_RET_RING_SIZE);
+	uint32_t rec_count = rte_align32pow2(rte_ring_get_capacity(c->ring) + 1);
 	size_t hdr_sz = RTE_ALIGN_CEIL(sizeof(struct egw_rxtok_shm_hdr), RTE_CACHE_LINE_SIZE);
-	size_t size;
+	size_t rec_sz, ret_sz, size;
 	struct egw_rxtok_shm_hdr *h;
 	int fd;
 
-	if (rec_sz < 0 || ret_sz < 0)
+	if (!egw_rxtok_shring_size_ok(rec_count))
 		return -EINVAL;
-	size = RTE_ALIGN_CEIL(hdr_sz + (size_t)rec_sz + (size_t)ret_sz, 4096);
+	rec_sz = RTE_ALIGN_CEIL(egw_rxtok_shring_memsize(rec_count), RTE_CACHE_LINE_SIZE);
+	ret_sz = RTE_ALIGN_CEIL(egw_rxtok_shring_memsize(RXTOK_RET_RING_SIZE), RTE_CACHE_LINE_SIZE);
+	size = RTE_ALIGN_CEIL(hdr_sz + rec_sz + ret_sz, 4096);
+	if (size > UINT32_MAX)
+		return -E2BIG;
 	fd = memfd_create("egw_rxtok_shm", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, (off_t)size) != 0) {
+		int e = errno;
+
 		close(fd);
-		return -errno;
+		return -e;
 	}
 	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED) {
+		int e = errno;
+
 		close(fd);
-		return -errno;
+		return -e;
 	}
 	h->magic = EGW_RXTOK_SHM_MAGIC;
 	h->version = EGW_RXTOK_ABI_VERSION;
@@ -104,15 +111,15 @@ shm_create(struct egw_rxtok_consumer *c)
 	h->region_id = c->region->id;
 	h->page_size = EGW_RXTOK_PAGE_SIZE;
 	h->rec_ring_off = (uint32_t)hdr_sz;
-	h->ret_ring_off = (uint32_t)(hdr_sz + (size_t)rec_sz);
+	h->ret_ring_off = (uint32_t)(hdr_sz + rec_sz);
+	h->rec_ring_size = rec_count;
+	h->ret_ring_size = RXTOK_RET_RING_SIZE;
 	h->quota = c->quota;
 	h->max_ranges = EGW_RXTOK_MAX_RANGES;
 	h->flags = 0;
-	c->xrec = (struct rte_ring *)((uint8_t *)h + h->rec_ring_off);
-	c->xret = (struct rte_ring *)((uint8_t *)h + h->ret_ring_off);
-	rte_ring_init(c->xrec, "egw_rxtok_xrec", rec_count, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	rte_ring_init(c->xret, "egw_rxtok_xret", RXTOK_RET_RING_SIZE,
-		      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	/* sizes checked above; the memory is not shared yet */
+	egw_rxtok_shring_init(&c->xrec, (uint8_t *)h + hdr_sz, rec_count);
+	egw_rxtok_shring_init(&c->xret, (uint8_t *)h + hdr_sz + rec_sz, RXTOK_RET_RING_SIZE);
 	c->shm = h;
 	c->shm_size = size;
 	c->shm_fd = fd;
@@ -203,8 +210,8 @@ rxtok_detach(struct egw_rxtok_consumer *c)
 	c->sock = -1;
 	munmap(c->shm, c->shm_size);
 	c->shm = NULL;
-	c->xrec = NULL;
-	c->xret = NULL;
+	memset(&c->xrec, 0, sizeof(c->xrec));
+	memset(&c->xret, 0, sizeof(c->xret));
 	RXTOK_LOG(INFO, "consumer %s detached: every reference it held released\n", c->name);
 }
 
@@ -268,26 +275,41 @@ accept_new(void)
 	return work;
 }
 
-/* Ranges the process put on the shared return ring. */
-static unsigned int
+/* Ranges the process put on the shared return ring; -EPROTO if the
+ * consumer's index is insane. At most one ring's worth per call, so that a
+ * consumer refilling the ring as fast as it is drained cannot keep the
+ * control thread here. */
+static int
 take_returns(struct egw_rxtok_consumer *c)
 {
 	struct egw_rxtok_ret rets[RXTOK_SVC_BURST];
-	unsigned int n, i, total = 0;
+	unsigned int i, total = 0;
+	int n;
 
 	do {
-		n = rte_ring_sc_dequeue_burst_elem(c->xret, rets, sizeof(rets[0]), RTE_DIM(rets),
-						   NULL);
-		for (i = 0; i < n; i++) {
+		n = egw_rxtok_shring_dequeue_burst(&c->xret, rets, RTE_DIM(rets));
+		if (n < 0)
+			return n;
+		for (i = 0; i < (unsigned int)n; i++) {
 			struct egw_rxtok_range r = {rets[i].token_start, rets[i].token_count};
 
 			/* each entry is one call: a bad one is rejected and
 			 * counted, the others go through */
 			rxtok_return(c, rets[i].region, &r, 1);
 		}
-		total += n;
-	} while (n == RTE_DIM(rets));
-	return total;
+		total += (unsigned int)n;
+	} while (n == (int)RTE_DIM(rets) && total < c->xret.size);
+	return (int)total;
+}
+
+/* The consumer wrote ring indices no consumer can: end the attachment (its
+ * references are released) before it can do more. */
+static void
+corrupt(struct egw_rxtok_consumer *c, const char *ring)
+{
+	c->n_corrupt++;
+	RXTOK_LOG(WARNING, "consumer %s: insane %s ring indices, detaching it\n", c->name, ring);
+	rxtok_detach(c);
 }
 
 /* Records to the shared ring (they become held), returned ranges back. */
@@ -295,23 +317,42 @@ static unsigned int
 serve_external(struct egw_rxtok_consumer *c)
 {
 	struct egw_rxtok_rec recs[RXTOK_SVC_BURST];
-	unsigned int n, i, room, work = 0;
+	unsigned int n, i, work = 0;
+	int room, rc;
 
 	if (__atomic_load_n(&c->steered, __ATOMIC_RELAXED) &&
 	    __atomic_exchange_n(&c->steered, 0, __ATOMIC_ACQUIRE)) {
 		__atomic_fetch_or(&c->shm->flags, EGW_RXTOK_SHM_F_STEERED, __ATOMIC_RELEASE);
 		c->n_steered++;
 	}
-	room = RTE_MIN(rte_ring_free_count(c->xrec), (unsigned int)RXTOK_SVC_BURST);
-	n = rte_ring_sc_dequeue_burst_elem(c->ring, recs, sizeof(recs[0]), room, NULL);
+	room = egw_rxtok_shring_free_count(&c->xrec);
+	if (room < 0) {
+		corrupt(c, "record");
+		return 1;
+	}
+	n = rte_ring_sc_dequeue_burst_elem(
+		c->ring, recs, sizeof(recs[0]),
+		RTE_MIN((unsigned int)room, (unsigned int)RXTOK_SVC_BURST), NULL);
 	if (n != 0) {
 		for (i = 0; i < n; i++)
 			rxtok_holdings_insert(c, recs[i].token);
 		c->n_recv += n;
-		rte_ring_sp_enqueue_bulk_elem(c->xrec, recs, sizeof(recs[0]), n, NULL);
+		/* a well-behaved consumer only frees slots: fewer than room
+		 * means its index went backwards (the records are held, and
+		 * released by the detach) */
+		rc = egw_rxtok_shring_enqueue_burst(&c->xrec, recs, n);
+		if (rc != (int)n) {
+			corrupt(c, "record");
+			return 1;
+		}
 		work += n;
 	}
-	return work + take_returns(c);
+	rc = take_returns(c);
+	if (rc < 0) {
+		corrupt(c, "return");
+		return work + 1;
+	}
+	return work + (unsigned int)rc;
 }
 
 /* In-process consumer: copy payloads to its file, give the pages back. */
@@ -374,8 +415,10 @@ egw_rxtok_service(void)
 			 * each ends the attachment */
 			(void)recv(c->sock, &b, 1, MSG_DONTWAIT);
 			/* ranges it returned before it went count as returns */
-			take_returns(c);
-			rxtok_detach(c);
+			if (take_returns(c) < 0)
+				corrupt(c, "return");
+			else
+				rxtok_detach(c);
 			work++;
 		}
 	}
@@ -483,7 +526,7 @@ egw_rxtok_show(FILE *f, const char *what)
 			fprintf(f,
 				"  %-16s region %s match %s quota %u %s%s outstanding %u held %u "
 				"read %" PRIu64 " returned %" PRIu64 " released %" PRIu64
-				" rejected %" PRIu64 " steered %" PRIu64 "\n",
+				" rejected %" PRIu64 " steered %" PRIu64 " corrupt %" PRIu64 "\n",
 				c->name, c->region->name, match_str(c, m, sizeof(m)), c->quota,
 				c->closed ? "closed"
 				: c->external
@@ -491,7 +534,8 @@ egw_rxtok_show(FILE *f, const char *what)
 					: "in-process",
 				c->dump != NULL ? " dump" : "",
 				__atomic_load_n(&c->outstanding, __ATOMIC_RELAXED), c->held.count,
-				c->n_recv, c->n_returned, c->n_released, rej, c->n_steered);
+				c->n_recv, c->n_returned, c->n_released, rej, c->n_steered,
+				c->n_corrupt);
 		}
 		fprintf(f, "  token calls without a consumer: %" PRIu64 "\n",
 			__atomic_load_n(&rxtok.rej_notconn, __ATOMIC_RELAXED));
@@ -536,13 +580,13 @@ egw_rxtok_json(FILE *f)
 			"%s{\"name\": \"%s\", \"region\": \"%s\", \"external\": %s, \"attached\": "
 			"%s, \"closed\": %s, \"outstanding\": %u, \"held\": %u, \"read\": %" PRIu64
 			", \"returned\": %" PRIu64 ", \"released\": %" PRIu64
-			", \"steered\": %" PRIu64 ", \"attaches\": %" PRIu64
-			", \"dumped\": %" PRIu64 ", \"rejected\": {",
+			", \"steered\": %" PRIu64 ", \"corrupt\": %" PRIu64
+			", \"attaches\": %" PRIu64 ", \"dumped\": %" PRIu64 ", \"rejected\": {",
 			first ? "" : ", ", c->name, c->region->name, c->external ? "true" : "false",
 			c->sock >= 0 ? "true" : "false", c->closed ? "true" : "false",
 			__atomic_load_n(&c->outstanding, __ATOMIC_RELAXED), c->held.count,
-			c->n_recv, c->n_returned, c->n_released, c->n_steered, c->n_attach,
-			c->dump_payloads);
+			c->n_recv, c->n_returned, c->n_released, c->n_steered, c->n_corrupt,
+			c->n_attach, c->dump_payloads);
 		for (k = 0; k < RXTOK_REJ_MAX; k++)
 			fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", rej_names[k],
 				c->n_reject[k]);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rxtokens client. Compiled with DPDK's headers (the rings are rte_rings in
- * shared memory) but linked with no DPDK library: only the inline ring
- * functions of <rte_ring_elem.h> are used, never rte_ring_init(),
- * rte_ring_get_memsize_elem() or anything of EAL.
+ * rxtokens client. Plain C, no DPDK: the two rings are egw_rxtok_shring.h
+ * rings, whose geometry this side takes from the shared header once, at
+ * attach, after checking it, and keeps privately; edgegw's indices are never
+ * trusted beyond (prod - cons) <= size.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,15 +20,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <rte_ring_elem.h>
-
 #include "egw_rxtok_client.h"
+#include "egw_rxtok_shring.h"
 
-_Static_assert(sizeof(struct egw_rxtok_rec) == 16, "record is a 16-byte ring element");
-_Static_assert(sizeof(struct egw_rxtok_ret) == 16, "return entry is a 16-byte ring element");
+_Static_assert(sizeof(struct egw_rxtok_rec) == EGW_RXTOK_SHRING_ESIZE,
+	       "record is a 16-byte ring entry");
+_Static_assert(sizeof(struct egw_rxtok_ret) == EGW_RXTOK_SHRING_ESIZE,
+	       "return entry is a 16-byte ring entry");
 
-/* Ring element size both rings were sized for (rte_ring_get_memsize_elem(16, n)). */
-#define RING_ESIZE 16u
+/* Alignment of the rings in the shared memory. */
+#define RING_ALIGN 64u
 /* Room for more descriptors than expected, so that extra ones are received and closed
  * rather than silently dropped by the kernel (MSG_CTRUNC). */
 #define WELCOME_MAX_FDS 8
@@ -43,8 +44,9 @@ struct egw_rxtok_client {
 	void *shm;
 	size_t shm_size;
 	struct egw_rxtok_shm_hdr *hdr;
-	struct rte_ring *rec_ring;
-	struct rte_ring *ret_ring;
+	/* private geometry and indices, taken at attach */
+	struct egw_rxtok_shring_view rec; /* edgegw produces, this side consumes */
+	struct egw_rxtok_shring_view ret; /* this side produces, edgegw consumes */
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -100,56 +102,32 @@ check_fd_size(int fd, uint64_t size, const char *what, char *err, size_t errlen)
 }
 
 /*
- * Check the ring at @p off: cache-line aligned, after the header, geometry of
- * rte_ring_init() (power-of-two size, mask, capacity), a known sync type on
- * the side this process uses, and all of it inside the shared memory. Returns
+ * Check the ring of @p size entries at @p off: a power-of-two size,
+ * 64-byte aligned, after the header and inside the shared memory. Returns
  * its end offset (for the overlap check), or 0 with @p err set.
  */
 static uint64_t
-check_ring(const uint8_t *shm, uint64_t shm_size, uint32_t hdr_size, uint32_t off, const char *what,
-	   bool consumer_side, char *err, size_t errlen)
+check_ring(uint64_t shm_size, uint32_t hdr_size, uint32_t off, uint32_t size, const char *what,
+	   char *err, size_t errlen)
 {
-	const struct rte_ring *r;
-	uint32_t size, mask, capacity, sync;
 	uint64_t end;
 
-	if (off % RTE_CACHE_LINE_SIZE != 0) {
+	if (off % RING_ALIGN != 0) {
 		set_err(err, errlen, "%s ring offset %u is not %u-byte aligned", what, off,
-			RTE_CACHE_LINE_SIZE);
+			RING_ALIGN);
 		return 0;
 	}
-	if (off < hdr_size || (uint64_t)off + sizeof(struct rte_ring) > shm_size) {
+	if (!egw_rxtok_shring_size_ok(size)) {
+		set_err(err, errlen, "%s ring size %u is not a power of two up to %u", what, size,
+			EGW_RXTOK_SHRING_MAX_SIZE);
+		return 0;
+	}
+	end = (uint64_t)off + egw_rxtok_shring_memsize(size);
+	if (off < hdr_size || end > shm_size) {
 		set_err(err, errlen,
-			"%s ring offset %u outside the shared memory (header %u, size %llu)", what,
-			off, hdr_size, (unsigned long long)shm_size);
-		return 0;
-	}
-	r = (const struct rte_ring *)(shm + off);
-	size = r->size;
-	mask = r->mask;
-	capacity = r->capacity;
-	if (size == 0 || (size & (size - 1)) != 0 || mask != size - 1 || capacity == 0 ||
-	    capacity > mask) {
-		set_err(err, errlen,
-			"%s ring at %u is not initialised (size %u mask %u capacity %u)", what, off,
-			size, mask, capacity);
-		return 0;
-	}
-	end = (uint64_t)off + sizeof(struct rte_ring) + (uint64_t)size * RING_ESIZE;
-	if (end > shm_size) {
-		set_err(err, errlen,
-			"%s ring of %u elements at %u ends past the shared memory (%llu)", what,
-			size, off, (unsigned long long)shm_size);
-		return 0;
-	}
-	sync = consumer_side ? r->cons.sync_type : r->prod.sync_type;
-	switch (sync) {
-	case RTE_RING_SYNC_MT:
-	case RTE_RING_SYNC_ST:
-	case RTE_RING_SYNC_MT_RTS:
-	case RTE_RING_SYNC_MT_HTS: break;
-	default:
-		set_err(err, errlen, "%s ring at %u has unknown sync type %u", what, off, sync);
+			"%s ring of %u entries at %u outside the shared memory (header %u, size "
+			"%llu)",
+			what, size, off, hdr_size, (unsigned long long)shm_size);
 		return 0;
 	}
 	return end;
@@ -160,7 +138,7 @@ static int
 check_shm(struct egw_rxtok_client *cl, char *err, size_t errlen)
 {
 	const struct egw_rxtok_shm_hdr *h = cl->hdr;
-	uint32_t hdr_size, rec_off, ret_off;
+	uint32_t hdr_size, rec_off, ret_off, rec_size, ret_size;
 	uint64_t rec_end, ret_end;
 
 	if (h->magic != EGW_RXTOK_SHM_MAGIC) {
@@ -190,13 +168,15 @@ check_shm(struct egw_rxtok_client *cl, char *err, size_t errlen)
 			(unsigned long long)h->region_size, cl->region_size);
 		return -EINVAL;
 	}
+	/* one read of each: the server may change them behind this side */
 	rec_off = h->rec_ring_off;
 	ret_off = h->ret_ring_off;
-	rec_end = check_ring(cl->shm, cl->shm_size, hdr_size, rec_off, "record", true, err, errlen);
+	rec_size = h->rec_ring_size;
+	ret_size = h->ret_ring_size;
+	rec_end = check_ring(cl->shm_size, hdr_size, rec_off, rec_size, "record", err, errlen);
 	if (rec_end == 0)
 		return -EINVAL;
-	ret_end =
-		check_ring(cl->shm, cl->shm_size, hdr_size, ret_off, "return", false, err, errlen);
+	ret_end = check_ring(cl->shm_size, hdr_size, ret_off, ret_size, "return", err, errlen);
 	if (ret_end == 0)
 		return -EINVAL;
 	if (rec_off < ret_end && ret_off < rec_end) {
@@ -205,8 +185,9 @@ check_shm(struct egw_rxtok_client *cl, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	cl->region_id = h->region_id;
-	cl->rec_ring = (struct rte_ring *)((uint8_t *)cl->shm + rec_off);
-	cl->ret_ring = (struct rte_ring *)((uint8_t *)cl->shm + ret_off);
+	/* sizes checked above */
+	egw_rxtok_shring_attach(&cl->rec, (uint8_t *)cl->shm + rec_off, rec_size, false);
+	egw_rxtok_shring_attach(&cl->ret, (uint8_t *)cl->shm + ret_off, ret_size, true);
 	return 0;
 }
 
@@ -432,10 +413,13 @@ egw_rxtok_client_attach(const char *socket_path, const char *consumer, char *err
 		goto fail;
 	}
 	if (w.status < 0) {
+		/* a negative errno; anything below -4095 (INT_MIN included) is not one */
+		int e = w.status >= -4095 ? -w.status : EPROTO;
+
 		w.message[sizeof(w.message) - 1] = '\0';
 		set_err(err, errlen, "%s refused consumer '%s': %s (%s)", socket_path, consumer,
-			w.message[0] != '\0' ? w.message : "no reason given", strerror(-w.status));
-		ret = w.status;
+			w.message[0] != '\0' ? w.message : "no reason given", strerror(e));
+		ret = -e;
 		goto fail;
 	}
 	if (w.status != 0) {
@@ -475,7 +459,7 @@ fail:
 int
 egw_rxtok_client_recv(struct egw_rxtok_client *cl, struct egw_rxtok_rec *recs, unsigned int n)
 {
-	unsigned int got;
+	int got;
 
 	if (cl == NULL || (recs == NULL && n > 0))
 		return -EINVAL;
@@ -493,13 +477,16 @@ egw_rxtok_client_recv(struct egw_rxtok_client *cl, struct egw_rxtok_rec *recs, u
 		return -EPIPE;
 	if (n == 0)
 		return 0;
-	got = rte_ring_dequeue_burst_elem(cl->rec_ring, recs, sizeof(*recs), n, NULL);
+	/* never more than the ring holds, at slots of the private mask */
+	got = egw_rxtok_shring_dequeue_burst(&cl->rec, recs, n);
+	if (got < 0)
+		return -EPROTO;
 	/* Only when idle: a poll() per call would cost a syscall per burst. */
 	if (got == 0 && peer_gone(cl->sock)) {
 		cl->closed = true;
 		return -ENOTCONN;
 	}
-	return (int)got;
+	return got;
 }
 
 const uint8_t *
@@ -515,7 +502,8 @@ egw_rxtok_client_return(struct egw_rxtok_client *cl, const struct egw_rxtok_rang
 			unsigned int n)
 {
 	struct egw_rxtok_ret rets[EGW_RXTOK_MAX_RANGES];
-	unsigned int i, done;
+	unsigned int i;
+	int done;
 
 	if (cl == NULL || (ranges == NULL && n > 0) || n > EGW_RXTOK_MAX_RANGES)
 		return -EINVAL;
@@ -534,13 +522,15 @@ egw_rxtok_client_return(struct egw_rxtok_client *cl, const struct egw_rxtok_rang
 		return -ENOTCONN;
 	if (n == 0)
 		return 0;
-	done = rte_ring_enqueue_burst_elem(cl->ret_ring, rets, sizeof(rets[0]), n, NULL);
+	done = egw_rxtok_shring_enqueue_burst(&cl->ret, rets, n);
+	if (done < 0)
+		return -EPROTO;
 	/* A full ring may mean nobody drains it any more. */
 	if (done == 0 && peer_gone(cl->sock)) {
 		cl->closed = true;
 		return -ENOTCONN;
 	}
-	return (int)done;
+	return done;
 }
 
 const struct egw_rxtok_shm_hdr *

@@ -13,8 +13,9 @@
  * egw_rxtok_client_return(). Closing the connection (egw_rxtok_client_detach()
  * or the process dying) makes edgegw release every token the consumer held.
  *
- * The rings are DPDK rte_rings used through DPDK's inline functions only:
- * the library is compiled with DPDK's headers but links no DPDK library.
+ * The rings are egw_rxtok_shring.h rings (no DPDK): their geometry is
+ * checked once at attach and kept privately; edgegw's ring indices are
+ * never trusted beyond (prod - cons) <= size.
  *
  * Threading: one client is used by one thread at a time.
  */
@@ -75,6 +76,7 @@ struct egw_rxtok_client *egw_rxtok_client_attach(const char *socket_path, const 
  *   the consumer's flow as steered to a queue of another binding (the flag
  *   is cleared; packets of the flow were not delivered), -ENOTCONN if
  *   edgegw closed the connection (the tokens are no longer held; detach),
+ *   -EPROTO if edgegw's record ring index is insane (nothing read),
  *   -EINVAL if @p cl is NULL or @p recs is NULL with @p n > 0.
  */
 int egw_rxtok_client_recv(struct egw_rxtok_client *cl, struct egw_rxtok_rec *recs, unsigned int n);
@@ -103,7 +105,8 @@ const uint8_t *egw_rxtok_client_page(const struct egw_rxtok_client *cl, uint32_t
  *   -EINVAL (@p cl NULL, @p ranges NULL with n > 0, n > EGW_RXTOK_MAX_RANGES,
  *   or a range count of 0 or more than EGW_RXTOK_MAX_RANGE_TOKENS: nothing
  *   is enqueued), -ENOTCONN (edgegw closed the connection: checked when the
- *   ring is full, and remembered from egw_rxtok_client_recv()).
+ *   ring is full, and remembered from egw_rxtok_client_recv()), -EPROTO
+ *   (edgegw's return ring index is insane: nothing is enqueued).
  */
 int egw_rxtok_client_return(struct egw_rxtok_client *cl, const struct egw_rxtok_range *ranges,
 			    unsigned int n);

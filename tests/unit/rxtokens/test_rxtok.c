@@ -35,6 +35,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_eal.h>
@@ -46,6 +50,7 @@
 
 #include "egw_eth.h"
 #include "egw_rxtok.h"
+#include "egw_rxtok_shring.h"
 #include "rxtok_test.h"
 #include "../app/check.h"
 
@@ -1464,6 +1469,141 @@ test_flows(void)
 		egw_rxtok_consumer_destroy(bc[i]);
 }
 
+/* ---- 9. hostile external consumer ---- */
+
+/* Play an external consumer by hand: hello, service, welcome with the shared
+ * memory mapped at *shm (*len bytes). Returns the socket or -1. */
+static int
+hand_attach(const char *path, const char *name, struct egw_rxtok_shm_hdr **shm, size_t *len)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct egw_rxtok_hello hello = {.magic = EGW_RXTOK_HELLO_MAGIC,
+					.version = EGW_RXTOK_ABI_VERSION};
+	struct egw_rxtok_welcome w;
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} ctl;
+	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf)};
+	struct cmsghdr *cm;
+	int fd, fds[2] = {-1, -1};
+	void *p;
+
+	snprintf(hello.consumer, sizeof(hello.consumer), "%s", name);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    send(fd, &hello, sizeof(hello), 0) != (ssize_t)sizeof(hello))
+		goto fail;
+	egw_rxtok_service(); /* accept */
+	egw_rxtok_service(); /* the hello: attach and welcome */
+	if (recvmsg(fd, &msg, MSG_DONTWAIT) != (ssize_t)sizeof(w) || w.status != 0)
+		goto fail;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm == NULL || cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+		goto fail;
+	memcpy(fds, CMSG_DATA(cm), sizeof(fds));
+	p = mmap(NULL, w.shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
+	close(fds[0]);
+	close(fds[1]);
+	if (p == MAP_FAILED)
+		goto fail;
+	*shm = p;
+	*len = w.shm_size;
+	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static void
+test_hostile(void)
+{
+	static const char path[] = "/tmp/egw_unit_rxtok_hostile.sock";
+	struct egw_rxtok_consumer_conf conf = {
+		.name = "hostile",
+		.region = reg,
+		.quota = 16,
+		.match = EGW_RXTOK_MATCH_UDP_DPORT,
+		.udp_dport = 6410,
+		.external = 1,
+	};
+	struct egw_rxtok_burst_res res = {0};
+	struct egw_rxtok_shm_hdr *h;
+	struct egw_rxtok_shring *rec, *ret;
+	struct egw_rxtok_consumer *c;
+	struct rte_mbuf *pkts[3];
+	unsigned int round, i;
+	uint32_t size;
+	size_t len;
+	int fd;
+
+	printf("rxtokens hostile consumer: insane ring indices detach it, edgegw stays whole\n");
+	c = egw_rxtok_consumer_create(&conf);
+	CHECK(c != NULL, "create external consumer: %s", rte_strerror(rte_errno));
+	if (c == NULL)
+		return;
+	CHECK(egw_rxtok_listen(path) == 0, "listen on %s", path);
+	for (round = 0; round < 3; round++) {
+		fd = hand_attach(path, "hostile", &h, &len);
+		CHECK(fd >= 0, "round %u: attach by hand", round);
+		if (fd < 0)
+			break;
+		CHECK(egw_rxtok_consumer_attached(c), "round %u: attached", round);
+		CHECK(h->rec_ring_size >= 16 && (h->rec_ring_size & (h->rec_ring_size - 1)) == 0 &&
+			      h->ret_ring_size == 256,
+		      "round %u: ring sizes %u and %u", round, h->rec_ring_size, h->ret_ring_size);
+		rec = (struct egw_rxtok_shring *)((uint8_t *)h + h->rec_ring_off);
+		ret = (struct egw_rxtok_shring *)((uint8_t *)h + h->ret_ring_off);
+		for (i = 0; i < RTE_DIM(pkts); i++)
+			pkts[i] = udp_frame(6410, 10);
+		memset(&res, 0, sizeof(res));
+		CHECK(deliver(pkts, RTE_DIM(pkts), &res) == 0 && res.records == 3, "3 records");
+		egw_rxtok_service();
+		CHECK(jc("hostile", "held") == 3 && rec->prod_tail == 3,
+		      "round %u: 3 records in the shared ring", round);
+		size = h->rec_ring_size;
+		/* the geometry in the header is the consumer's copy: edgegw
+		 * never reads it again */
+		h->rec_ring_size = UINT32_MAX;
+		h->ret_ring_size = 0;
+		h->rec_ring_off = 0;
+		switch (round) {
+		case 0: rec->cons_head = 3 + 12345; break;    /* ahead of what was produced */
+		case 1: rec->cons_head = 3 - size - 1; break; /* behind by more than size */
+		default:
+			ret->prod_tail = 100000; /* more returns than the ring holds */
+			memset(ret->entries, 0xff, 256 * 16);
+			break;
+		}
+		egw_rxtok_service();
+		CHECK(!egw_rxtok_consumer_attached(c), "round %u: detached", round);
+		CHECK(jc("hostile", "corrupt") == round + 1, "round %u: corrupt %lld", round,
+		      jc("hostile", "corrupt"));
+		CHECK(jc("hostile", "held") == 0 && jc("hostile", "outstanding") == 0,
+		      "round %u: nothing held", round);
+		CHECK(avail() == full, "round %u: pool full (%u/%u)", round, avail(), full);
+		munmap(h, len);
+		close(fd);
+		egw_rxtok_service();
+	}
+	/* a well-behaved attach still works */
+	fd = hand_attach(path, "hostile", &h, &len);
+	CHECK(fd >= 0 && egw_rxtok_consumer_attached(c), "attach after the hostile ones");
+	if (fd >= 0) {
+		munmap(h, len);
+		close(fd);
+		egw_rxtok_service();
+		CHECK(!egw_rxtok_consumer_attached(c), "detached on close");
+	}
+	CHECK(egw_rxtok_consumer_destroy(c) == 0 && avail() == full, "destroy: pool full");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1527,6 +1667,7 @@ main(int argc, char **argv)
 	test_close();
 	test_last_ref();
 	test_flows();
+	test_hostile();
 
 	CHECK(avail() == full, "at the end the pool is full (%u/%u)", avail(), full);
 	egw_rxtok_fini();

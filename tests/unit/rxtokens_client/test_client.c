@@ -2,15 +2,15 @@
 /*
  * Unit test of the rxtokens client (lib/rxtokens/client) against a fake
  * edgegw written here: a memfd region (passed read-only, as edgegw does), a
- * memfd shared memory with the header and two rte_rings made by
- * rte_ring_init(), and a thread that answers one hello per attach on a
+ * memfd shared memory with the header and two egw_rxtok_shring.h rings
+ * (as edgegw's shm_create() lays them out), and a thread that answers one hello per attach on a
  * SOCK_SEQPACKET socket in a temporary directory.
  *
  *  - attach failures, one table row each: unknown consumer (the server's
  *    status and message), bad welcome magic, wrong descriptor count, server
  *    closing without a welcome, bad shared header (magic, version, size,
- *    page size, region size, misaligned or out-of-bounds ring, uninitialised
- *    ring); errno and message checked, and no descriptor leaked;
+ *    page size, region size, misaligned or out-of-bounds ring, bad ring
+ *    size, overlapping rings); errno and message checked, and no descriptor leaked;
  *  - a good attach: the hello the server saw, recv of records the server
  *    enqueued, page() addresses and bounds, return entries reaching the ring
  *    with the header's region id, -EINVAL cases enqueueing nothing, a full
@@ -38,10 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rte_ring.h>
-#include <rte_ring_elem.h>
+#include <rte_common.h>
 
 #include "egw_rxtok_client.h"
+#include "egw_rxtok_shring.h"
 #include "../app/check.h"
 
 #define REGION_PAGES 16
@@ -49,7 +49,7 @@
 #define SHM_SIZE (16 * 1024)
 #define REC_OFF 64
 #define REC_COUNT 64
-#define RET_COUNT 8 /* capacity 7: small enough to fill */
+#define RET_COUNT 8 /* small enough to fill */
 #define REGION_ID 7
 #define CONSUMER "c1"
 
@@ -65,7 +65,8 @@ enum fake_mode {
 	M_REGION_SIZE,
 	M_REC_MISALIGNED,
 	M_RET_OUTSIDE,
-	M_RING_UNINIT,
+	M_RING_SIZE,
+	M_RING_OVERLAP,
 };
 
 struct fake {
@@ -76,8 +77,8 @@ struct fake {
 	int shm_fd;
 	uint8_t *region;
 	struct egw_rxtok_shm_hdr *hdr;
-	struct rte_ring *rec;
-	struct rte_ring *ret;
+	struct egw_rxtok_shring_view rec; /* the fake server produces */
+	struct egw_rxtok_shring_view ret; /* the fake server consumes */
 	uint32_t ret_off;
 	enum fake_mode mode;
 	int conn; /* kept open after a good welcome */
@@ -90,9 +91,7 @@ static struct fake fk;
 static size_t
 ring_size(unsigned int count)
 {
-	ssize_t sz = rte_ring_get_memsize_elem(16, count);
-
-	return sz < 0 ? 0 : (size_t)sz;
+	return (size_t)egw_rxtok_shring_memsize(count);
 }
 
 /* Header and rings as edgegw makes them, then broken as @p mode says. */
@@ -113,13 +112,13 @@ shm_setup(enum fake_mode mode)
 		.page_size = EGW_RXTOK_PAGE_SIZE,
 		.rec_ring_off = REC_OFF,
 		.ret_ring_off = fk.ret_off,
+		.rec_ring_size = REC_COUNT,
+		.ret_ring_size = RET_COUNT,
 		.quota = 256,
 		.max_ranges = EGW_RXTOK_MAX_RANGES,
 	};
-	fk.rec = (struct rte_ring *)(shm + REC_OFF);
-	fk.ret = (struct rte_ring *)(shm + fk.ret_off);
-	if (rte_ring_init(fk.rec, "rec", REC_COUNT, RING_F_SP_ENQ | RING_F_SC_DEQ) < 0 ||
-	    rte_ring_init(fk.ret, "ret", RET_COUNT, RING_F_SP_ENQ | RING_F_SC_DEQ) < 0)
+	if (egw_rxtok_shring_init(&fk.rec, shm + REC_OFF, REC_COUNT) < 0 ||
+	    egw_rxtok_shring_init(&fk.ret, shm + fk.ret_off, RET_COUNT) < 0)
 		return -1;
 	switch (mode) {
 	case M_SHM_MAGIC: h->magic ^= 1; break;
@@ -129,7 +128,8 @@ shm_setup(enum fake_mode mode)
 	case M_REGION_SIZE: h->region_size = REGION_SIZE / 2; break;
 	case M_REC_MISALIGNED: h->rec_ring_off = REC_OFF + 8; break;
 	case M_RET_OUTSIDE: h->ret_ring_off = SHM_SIZE - RTE_CACHE_LINE_SIZE; break;
-	case M_RING_UNINIT: memset(fk.ret, 0, sizeof(*fk.ret)); break;
+	case M_RING_SIZE: h->ret_ring_size = RET_COUNT - 1; break;
+	case M_RING_OVERLAP: h->ret_ring_off = REC_OFF + 64; break;
 	default: break;
 	}
 	return 0;
@@ -302,13 +302,14 @@ static const struct attach_case attach_cases[] = {
 	{"one descriptor", M_ONE_FD, CONSUMER, EPROTO, "carries 1 descriptors"},
 	{"no welcome", M_NO_WELCOME, CONSUMER, ECONNRESET, "without a welcome"},
 	{"shm magic", M_SHM_MAGIC, CONSUMER, EINVAL, "header has bad magic"},
-	{"shm version", M_SHM_VERSION, CONSUMER, EPROTONOSUPPORT, "ABI version 2"},
+	{"shm version", M_SHM_VERSION, CONSUMER, EPROTONOSUPPORT, "ABI version 3"},
 	{"header size", M_HDR_SIZE, CONSUMER, EINVAL, "header size"},
 	{"page size", M_PAGE_SIZE, CONSUMER, EINVAL, "page size 2048"},
 	{"region size", M_REGION_SIZE, CONSUMER, EINVAL, "region size"},
 	{"misaligned ring", M_REC_MISALIGNED, CONSUMER, EINVAL, "record ring offset 72 is not"},
 	{"ring outside", M_RET_OUTSIDE, CONSUMER, EINVAL, "return ring of"},
-	{"ring not initialised", M_RING_UNINIT, CONSUMER, EINVAL, "not initialised"},
+	{"ring size", M_RING_SIZE, CONSUMER, EINVAL, "return ring size 7 is not"},
+	{"rings overlap", M_RING_OVERLAP, CONSUMER, EINVAL, "overlap"},
 	{"empty name", M_GOOD, "", EINVAL, "1..63 characters"},
 	{"long name", M_GOOD, "0123456789012345678901234567890123456789012345678901234567890123",
 	 ENAMETOOLONG, "1..63 characters"},
@@ -374,8 +375,7 @@ test_records(struct egw_rxtok_client *cl)
 	CHECK(egw_rxtok_client_recv(cl, out, 8) == 0, "recv on an empty ring");
 	CHECK(egw_rxtok_client_recv(NULL, out, 8) == -EINVAL, "recv NULL client");
 	CHECK(egw_rxtok_client_recv(cl, NULL, 8) == -EINVAL, "recv NULL records");
-	CHECK(rte_ring_enqueue_burst_elem(fk.rec, in, sizeof(in[0]), 5, NULL) == 5,
-	      "server enqueue");
+	CHECK(egw_rxtok_shring_enqueue_burst(&fk.rec, in, 5) == 5, "server enqueue");
 	n = egw_rxtok_client_recv(cl, out, 3);
 	CHECK(n == 3, "recv 3 of 5: %d", n);
 	n = egw_rxtok_client_recv(cl, out + 3, 8);
@@ -422,7 +422,7 @@ test_returns(struct egw_rxtok_client *cl)
 
 	ret = egw_rxtok_client_return(cl, good, 3);
 	CHECK(ret == 3, "return 3 ranges: %d", ret);
-	n = rte_ring_dequeue_burst_elem(fk.ret, out, sizeof(out[0]), RET_COUNT, NULL);
+	n = (unsigned int)egw_rxtok_shring_dequeue_burst(&fk.ret, out, RET_COUNT);
 	CHECK(n == 3, "server sees %u entries", n);
 	for (i = 0; i < n && i < 3; i++)
 		ok &= out[i].region == REGION_ID && out[i].token_start == good[i].token_start &&
@@ -437,23 +437,59 @@ test_returns(struct egw_rxtok_client *cl)
 	CHECK(egw_rxtok_client_return(cl, big, 1) == -EINVAL, "count too large");
 	CHECK(egw_rxtok_client_return(cl, NULL, 1) == -EINVAL, "NULL ranges");
 	CHECK(egw_rxtok_client_return(NULL, good, 1) == -EINVAL, "NULL client");
-	CHECK(rte_ring_count(fk.ret) == 0, "a rejected call enqueued %u entries",
-	      rte_ring_count(fk.ret));
+	CHECK(fk.ret.s->prod_tail == fk.ret.own, "a rejected call enqueued %u entries",
+	      fk.ret.s->prod_tail - fk.ret.own);
 	CHECK(egw_rxtok_client_return(cl, good, 0) == 0, "n = 0");
 
 	/* Full ring: partial, then nothing (server alive: 0, not -ENOTCONN). */
 	for (i = 0; i < 10; i++)
 		ten[i] = (struct egw_rxtok_range){100 + i, 1};
 	ret = egw_rxtok_client_return(cl, ten, 10);
-	CHECK(ret == RET_COUNT - 1, "partial return into a ring of capacity %d: %d", RET_COUNT - 1,
-	      ret);
-	CHECK(egw_rxtok_client_return(cl, ten + ret, 3) == 0, "return into a full ring");
-	n = rte_ring_dequeue_burst_elem(fk.ret, out, sizeof(out[0]), RET_COUNT, NULL);
-	CHECK(n == RET_COUNT - 1 && out[0].token_start == 100 && out[n - 1].token_start == 106,
+	CHECK(ret == RET_COUNT, "partial return into a ring of %d entries: %d", RET_COUNT, ret);
+	CHECK(egw_rxtok_client_return(cl, ten + RET_COUNT, 2) == 0, "return into a full ring");
+	n = (unsigned int)egw_rxtok_shring_dequeue_burst(&fk.ret, out, RET_COUNT);
+	CHECK(n == RET_COUNT && out[0].token_start == 100 && out[n - 1].token_start == 107,
 	      "drained %u", n);
-	CHECK(egw_rxtok_client_return(cl, ten + 7, 3) == 3, "retry after the ring drained");
-	n = rte_ring_dequeue_burst_elem(fk.ret, out, sizeof(out[0]), RET_COUNT, NULL);
-	CHECK(n == 3 && out[0].token_start == 107 && out[2].token_start == 109, "retried %u", n);
+	CHECK(egw_rxtok_client_return(cl, ten + RET_COUNT, 2) == 2, "retry after the ring drained");
+	n = (unsigned int)egw_rxtok_shring_dequeue_burst(&fk.ret, out, RET_COUNT);
+	CHECK(n == 2 && out[0].token_start == 108 && out[1].token_start == 109, "retried %u", n);
+}
+
+/* A server writing insane indices: -EPROTO, nothing read or written, and
+ * all is well again once they are sane. */
+static void
+test_hostile_indices(struct egw_rxtok_client *cl)
+{
+	static const uint32_t bad[] = {REC_COUNT + 1, UINT32_MAX / 2, UINT32_MAX};
+	struct egw_rxtok_rec out[4];
+	const struct egw_rxtok_range r = {5, 1};
+	struct egw_rxtok_ret got[RET_COUNT];
+	uint32_t prod = fk.rec.own, cons = fk.ret.own;
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		/* records: prod - cons > size */
+		__atomic_store_n(&fk.rec.s->prod_tail, prod + bad[i], __ATOMIC_RELEASE);
+		n = egw_rxtok_client_recv(cl, out, 4);
+		CHECK(n == -EPROTO, "recv with record prod +%u: %d", bad[i], n);
+		/* returns: the consumer index edgegw would never write */
+		__atomic_store_n(&fk.ret.s->cons_head, cons - bad[i], __ATOMIC_RELEASE);
+		n = egw_rxtok_client_return(cl, &r, 1);
+		CHECK(n == -EPROTO, "return with return cons -%u: %d", bad[i], n);
+	}
+	CHECK(fk.ret.s->prod_tail == cons, "an insane return ring was written");
+	/* a full record ring of stale slots is sane: n records, at most */
+	__atomic_store_n(&fk.rec.s->prod_tail, prod + REC_COUNT, __ATOMIC_RELEASE);
+	n = egw_rxtok_client_recv(cl, out, 4);
+	CHECK(n == 4, "recv from a full ring: %d", n);
+	__atomic_store_n(&fk.rec.s->prod_tail, prod + 4, __ATOMIC_RELEASE);
+	fk.rec.own = prod + 4;
+	__atomic_store_n(&fk.ret.s->cons_head, cons, __ATOMIC_RELEASE);
+	CHECK(egw_rxtok_client_recv(cl, out, 4) == 0, "recv after the indices are sane");
+	CHECK(egw_rxtok_client_return(cl, &r, 1) == 1, "return after the indices are sane");
+	n = egw_rxtok_shring_dequeue_burst(&fk.ret, got, RET_COUNT);
+	CHECK(n == 1 && got[0].token_start == 5, "return entry after the indices are sane: %d", n);
 }
 
 static void
@@ -462,7 +498,7 @@ test_steered(struct egw_rxtok_client *cl)
 	struct egw_rxtok_rec rec = {.token = 1, .size = 10, .flags = 3}, out[4];
 	int n;
 
-	CHECK(rte_ring_enqueue_burst_elem(fk.rec, &rec, sizeof(rec), 1, NULL) == 1, "enqueue");
+	CHECK(egw_rxtok_shring_enqueue_burst(&fk.rec, &rec, 1) == 1, "enqueue");
 	__atomic_fetch_or(&fk.hdr->flags, EGW_RXTOK_SHM_F_STEERED | 0x100, __ATOMIC_RELAXED);
 	n = egw_rxtok_client_recv(cl, out, 4);
 	CHECK(n == -EPIPE, "steered: %d", n);
@@ -480,7 +516,7 @@ test_server_close(struct egw_rxtok_client *cl)
 	const struct egw_rxtok_range r = {1, 1};
 	int n;
 
-	CHECK(rte_ring_enqueue_burst_elem(fk.rec, &rec, sizeof(rec), 1, NULL) == 1, "enqueue");
+	CHECK(egw_rxtok_shring_enqueue_burst(&fk.rec, &rec, 1) == 1, "enqueue");
 	close(fk.conn);
 	fk.conn = -1;
 	/* Checked when the ring is empty: what is queued comes first. */
@@ -518,6 +554,7 @@ test_good_attach(void)
 	test_records(cl);
 	test_pages(cl);
 	test_returns(cl);
+	test_hostile_indices(cl);
 	test_steered(cl);
 	test_server_close(cl);
 	egw_rxtok_client_detach(cl);
@@ -595,8 +632,7 @@ deliver(uint32_t seq, uint32_t len, const struct frag *fr, unsigned int n, int c
 static void
 send_records(void)
 {
-	CHECK(rte_ring_enqueue_burst_elem(fk.rec, app_recs, sizeof(app_recs[0]), app_nrecs, NULL) ==
-		      app_nrecs,
+	CHECK(egw_rxtok_shring_enqueue_burst(&fk.rec, app_recs, app_nrecs) == (int)app_nrecs,
 	      "enqueue %u records", app_nrecs);
 	app_nrecs = 0;
 }
@@ -658,10 +694,12 @@ app_finish(struct app_run *r)
 	char buf[512];
 	unsigned int i, n, k;
 	pid_t w = 0;
+	int rc;
 
 	while (w == 0) {
 		w = waitpid(r->pid, &r->status, WNOHANG);
-		n = rte_ring_dequeue_burst_elem(fk.ret, out, sizeof(out[0]), RET_COUNT, NULL);
+		rc = egw_rxtok_shring_dequeue_burst(&fk.ret, out, RET_COUNT);
+		n = rc < 0 ? 0 : (unsigned int)rc;
 		for (i = 0; i < n; i++) {
 			r->ranges++;
 			if (out[i].token_count > r->max_range)
