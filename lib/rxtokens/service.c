@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -219,6 +220,7 @@ int
 egw_rxtok_listen(const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
 	int fd;
 
 	if (rxtok.listen_fd >= 0)
@@ -229,7 +231,10 @@ egw_rxtok_listen(const char *path)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	unlink(path);
+	/* a stale socket of an earlier run goes; any other file stays and
+	 * bind() fails with EADDRINUSE */
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 16) != 0) {
 		int err = errno;
 
