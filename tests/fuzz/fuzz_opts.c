@@ -28,21 +28,11 @@
 #include <string.h>
 
 #include "options.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_ARGS 24
-
-#define FUZZ_ASSERT(cond, ...)                                                             \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "fuzz_opts: invariant broken (%s:%d): ", __FILE__, \
-				__LINE__);                                                 \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fprintf(stderr, "\n");                                             \
-			abort();                                                           \
-		}                                                                          \
-	} while (0)
 
 /* argv[0] and the arguments, each a NUL-terminated copy in one allocation. */
 struct args {

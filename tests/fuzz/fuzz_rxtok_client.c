@@ -73,6 +73,7 @@
 #include "egw_rxtok_client.h"
 #include "egw_rxtok_shring.h"
 #include "fuzz_scratch.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -80,46 +81,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define CONSUMER "fz"
 #define MAX_FDS 10
 #define HDR_SIZE sizeof(struct egw_rxtok_shm_hdr)
-
-#define FUZZ_ASSERT(cond, ...)                                                                     \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "fuzz_rxtok_client: invariant broken (%s:%d): ", __FILE__, \
-				__LINE__);                                                         \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
-
-/* Input reader: zeros once the input is used up. */
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t
-in_u8(struct in *in)
-{
-	uint8_t v = 0;
-
-	if (in->n != 0) {
-		v = *in->p++;
-		in->n--;
-	}
-	return v;
-}
-
-static uint64_t
-in_uint(struct in *in, unsigned int bytes)
-{
-	uint64_t v = 0;
-	unsigned int i;
-
-	for (i = 0; i < bytes; i++)
-		v = v << 8 | in_u8(in);
-	return v;
-}
 
 /* What the server thread sends for one input. */
 struct serve {

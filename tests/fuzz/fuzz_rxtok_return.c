@@ -47,6 +47,7 @@
 #include "egw_eth.h"
 #include "egw_rxtok.h"
 #include "rxtok_test.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -55,17 +56,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define N_PAGES (REGION_SIZE / EGW_RXTOK_PAGE_SIZE)
 #define QUOTA 48
 #define MAXR (EGW_RXTOK_MAX_RANGES + 3)
-
-#define FUZZ_ASSERT(cond, ...)                                                                     \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "fuzz_rxtok_return: invariant broken (%s:%d): ", __FILE__, \
-				__LINE__);                                                         \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 /* What a consumer holds and has waiting, as the model sees it. */
 struct model {
@@ -87,35 +77,6 @@ static const uint8_t *base;
 static uint32_t rid, pool_size;
 static struct model mdl[2] = {{.name = "fz_a", .dport = 7001}, {.name = "fz_b", .dport = 7002}};
 static uint32_t named[N_PAGES];
-
-/* Input reader: zeros once the input is used up. */
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t
-in_u8(struct in *in)
-{
-	uint8_t v = 0;
-
-	if (in->n != 0) {
-		v = *in->p++;
-		in->n--;
-	}
-	return v;
-}
-
-static uint32_t
-in_u32(struct in *in, unsigned int bytes)
-{
-	uint32_t v = 0;
-	unsigned int i;
-
-	for (i = 0; i < bytes; i++)
-		v = v << 8 | in_u8(in);
-	return v;
-}
 
 static uint32_t
 outstanding(const struct model *m)
@@ -319,7 +280,7 @@ op_return_arbitrary(struct in *in, uint8_t who)
 	static struct egw_rxtok_range r[MAXR];
 	struct model *m = &mdl[who & 1], *other = &mdl[(who & 1) ^ 1];
 	uint8_t rsel = in_u8(in);
-	uint32_t region = rsel == 0 ? rid : rsel == 1 ? rid + 1 : rsel == 2 ? in_u32(in, 4) : rid;
+	uint32_t region = rsel == 0 ? rid : rsel == 1 ? rid + 1 : rsel == 2 ? in_uint(in, 4) : rid;
 	unsigned int n = in_u8(in) % (MAXR + 1), i;
 
 	for (i = 0; i < n && i < MAXR; i++) {
@@ -331,8 +292,8 @@ op_return_arbitrary(struct in *in, uint8_t who)
 		case 2: r[i].token_start = held_token(m, in_u8(in)); break;
 		case 3: r[i].token_start = held_token(other, in_u8(in)); break;
 		case 4: r[i].token_start = in_u8(in); break;
-		case 5: r[i].token_start = in_u32(in, 2); break;
-		case 6: r[i].token_start = in_u32(in, 4); break;
+		case 5: r[i].token_start = in_uint(in, 2); break;
+		case 6: r[i].token_start = in_uint(in, 4); break;
 		default: r[i].token_start = N_PAGES - 1 - in_u8(in) % 4; break;
 		}
 		switch (mode >> 5) {
@@ -341,8 +302,8 @@ op_return_arbitrary(struct in *in, uint8_t who)
 		case 2:
 		case 3: r[i].token_count = 1; break;
 		case 4: r[i].token_count = 1 + (in_u8(in) & 3); break;
-		case 5: r[i].token_count = in_u32(in, 2); break;
-		case 6: r[i].token_count = in_u32(in, 4); break;
+		case 5: r[i].token_count = in_uint(in, 2); break;
+		case 6: r[i].token_count = in_uint(in, 4); break;
 		default: r[i].token_count = 0; break;
 		}
 	}
