@@ -29,6 +29,7 @@
 #include <rte_prefetch.h>
 
 #include "egw_eth.h"
+#include "bench_common.h"
 
 #define BURST 32
 #define PREFETCH_AHEAD 4 /* as in lib/eth/eth.c */
@@ -183,21 +184,6 @@ round_classify(struct rte_mbuf **ws, unsigned int n, unsigned int passes)
 			sum += egw_eth_classify_burst(&port, ws + i, BURST);
 	sink = sum;
 	return rte_rdtsc_precise() - t0;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int

@@ -64,6 +64,7 @@
 
 #include "egw_eth.h"
 #include "egw_rxtok.h"
+#include "bench_common.h"
 
 #define CHUNK 128  /* frames built, then timed, at a time: the largest batch */
 #define MAX_SEGS 3 /* pages of the largest frame */
@@ -408,21 +409,6 @@ verify(struct bench *b)
 			if (b->cbuf[(size_t)i * MAX_PAYLOAD + j] != fill[i])
 				return -1;
 	return b->bad == 0 ? 0 : -1;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 struct result {
