@@ -34,6 +34,8 @@
 #include <rte_mbuf.h>
 
 #include "egw_eth.h"
+#include "fuzz_eal.h"
+#include "fuzz_common.h"
 
 #define FRAME_MAX 4096
 #define IN_HDR 4
@@ -57,28 +59,11 @@ static const uint8_t frame_bad[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x00, 0x5e, 0x10, 0x00, 0x99, 0x08,
 };
 
-#define FUZZ_ASSERT(cond, what)                                                           \
-	do {                                                                              \
-		if (!(cond)) {                                                            \
-			fprintf(stderr, "fuzz_eth: invariant broken: %s (%s:%d)\n", what, \
-				__FILE__, __LINE__);                                      \
-			abort();                                                          \
-		}                                                                         \
-	} while (0)
-
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	/* --no-shconf rather than --in-memory: DPDK 22.11 refuses --in-memory
-	 * with --no-huge (which implies --legacy-mem). */
-	char *eal_argv[] = {
-		(*argv)[0], "--no-huge",         "-m", "128", "--no-pci", "--no-shconf", "-l",
-		"0",        "--log-level=error", NULL,
-	};
-	int eal_argc = RTE_DIM(eal_argv) - 1;
-
 	RTE_SET_USED(argc);
-	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+	if (fuzz_eal_init((*argv)[0]) < 0) {
 		fprintf(stderr, "fuzz_eth: rte_eal_init: %s\n", rte_strerror(rte_errno));
 		abort();
 	}

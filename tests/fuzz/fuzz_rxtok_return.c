@@ -48,6 +48,7 @@
 #include "egw_rxtok.h"
 #include "rxtok_test.h"
 #include "fuzz_common.h"
+#include "fuzz_eal.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -397,16 +398,8 @@ reset(void)
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	/* --no-shconf rather than --in-memory: DPDK 22.11 refuses --in-memory
-	 * with --no-huge. EAL needs no hugepage; the region does. */
-	char *eal_argv[] = {
-		(*argv)[0], "--no-huge",         "-m", "128", "--no-pci", "--no-shconf", "-l",
-		"0",        "--log-level=error", NULL,
-	};
-	int eal_argc = RTE_DIM(eal_argv) - 1;
-
 	RTE_SET_USED(argc);
-	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+	if (fuzz_eal_init((*argv)[0]) < 0) {
 		fprintf(stderr, "fuzz_rxtok_return: rte_eal_init: %s\n", rte_strerror(rte_errno));
 		exit(1);
 	}
