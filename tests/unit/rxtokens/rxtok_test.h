@@ -14,6 +14,7 @@
 #ifndef EGW_RXTOK_TEST_H
 #define EGW_RXTOK_TEST_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
@@ -325,6 +328,29 @@ t_qsbr_create(void)
 	if (v == NULL || rte_rcu_qsbr_init(v, 1) != 0 || rte_rcu_qsbr_thread_register(v, 0) != 0)
 		return NULL;
 	return v;
+}
+
+/* Exit status of a test that cannot run here. */
+#define T_SKIP 77
+
+/* EAL, lib/eth and lib/rxtokens for a test: 0, T_SKIP (EAL got no memory)
+ * or 1, with the reason printed. */
+static inline int
+t_setup(int argc, char **argv, struct rte_rcu_qsbr **qsbr)
+{
+	if (rte_eal_init(argc, argv) < 0) {
+		int err = rte_errno;
+
+		printf("%s: rte_eal_init: %s\n", err == ENOMEM ? "SKIP" : "FAIL",
+		       rte_strerror(err));
+		return err == ENOMEM ? T_SKIP : 1;
+	}
+	*qsbr = t_qsbr_create();
+	if (*qsbr == NULL || egw_eth_init() != 0 || egw_rxtok_init(*qsbr) != 0) {
+		printf("FAIL: set-up (qsbr, egw_eth_init, egw_rxtok_init)\n");
+		return 1;
+	}
+	return 0;
 }
 
 /* Free 2 MiB hugepages the kernel has, from /proc/meminfo; -1 if unknown. */

@@ -54,7 +54,7 @@
 #include "rxtok_test.h"
 #include "../app/check.h"
 
-#define SKIP 77
+#define SKIP T_SKIP
 #define REGION_SIZE (8u << 20) /* 2048 pages */
 #define REGION2_SIZE (2u << 20)
 #define MAX_RECS 64
@@ -1617,19 +1617,9 @@ main(int argc, char **argv)
 		       128 + 6);
 		return SKIP;
 	}
-	rc = rte_eal_init(argc, argv);
-	if (rc < 0) {
-		int err = rte_errno;
-
-		printf("%s: rte_eal_init: %s\n", err == ENOMEM ? "SKIP" : "FAIL",
-		       rte_strerror(err));
-		return err == ENOMEM ? SKIP : 1;
-	}
-	qsbr = t_qsbr_create();
-	if (qsbr == NULL || egw_eth_init() != 0 || egw_rxtok_init(qsbr) != 0) {
-		printf("FAIL: set-up (qsbr, egw_eth_init, egw_rxtok_init)\n");
-		return 1;
-	}
+	rc = t_setup(argc, argv, &qsbr);
+	if (rc != 0)
+		return rc;
 	CHECK(egw_rxtok_init(NULL) == -EINVAL, "egw_rxtok_init(NULL) -> -EINVAL");
 	reg = egw_rxtok_region_create("ut_rxtok", REGION_SIZE, RTE_PGSIZE_2M);
 	if (reg == NULL) {

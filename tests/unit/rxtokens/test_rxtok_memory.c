@@ -50,7 +50,7 @@
 #include "rxtok_test.h"
 #include "../app/check.h"
 
-#define SKIP 77
+#define SKIP T_SKIP
 #define REGION_SIZE (UINT64_C(2) << 30)
 #define N_PAGES ((uint32_t)(REGION_SIZE >> EGW_RXTOK_PAGE_SHIFT))
 #define N_CONSUMERS 10000
@@ -218,19 +218,9 @@ main(int argc, char **argv)
 		       need, eal_pages, t_free_hugepages());
 		return SKIP;
 	}
-	rc = rte_eal_init(argc, argv);
-	if (rc < 0) {
-		int err = rte_errno;
-
-		printf("%s: rte_eal_init: %s\n", err == ENOMEM ? "SKIP" : "FAIL",
-		       rte_strerror(err));
-		return err == ENOMEM ? SKIP : 1;
-	}
-	qsbr = t_qsbr_create();
-	if (qsbr == NULL || egw_eth_init() != 0 || egw_rxtok_init(qsbr) != 0) {
-		printf("FAIL: set-up\n");
-		return 1;
-	}
+	rc = t_setup(argc, argv, &qsbr);
+	if (rc != 0)
+		return rc;
 	twin = twin_pool_bytes();
 	ovh = alloc_overhead();
 	printf("rxtokens memory: rte_malloc charges %" PRIu64 " B per allocation beyond its size\n",
