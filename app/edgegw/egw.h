@@ -36,7 +36,6 @@ enum egw_drop {
 };
 
 extern const char *const egw_drop_names[EGW_DROP_MAX];
-extern const char *const egw_drop_desc[EGW_DROP_MAX];
 
 /*
  * Counters are written by exactly one lcore and read by others (stats,

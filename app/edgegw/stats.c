@@ -23,12 +23,6 @@ const char *const egw_drop_names[EGW_DROP_MAX] = {
 #undef EGW_DROP
 };
 
-const char *const egw_drop_desc[EGW_DROP_MAX] = {
-#define EGW_DROP(e, n, d) [EGW_DROP_##e] = d,
-#include "drop.def"
-#undef EGW_DROP
-};
-
 static void
 qstats_add(struct egw_qstats *acc, struct egw_qstats *q)
 {

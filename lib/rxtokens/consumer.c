@@ -233,12 +233,6 @@ egw_rxtok_consumer_attached(const struct egw_rxtok_consumer *c)
 	return c != NULL && !c->closed && __atomic_load_n(&c->attached, __ATOMIC_ACQUIRE);
 }
 
-int
-egw_rxtok_active(void)
-{
-	return __atomic_load_n(&rxtok.n_consumers, __ATOMIC_RELAXED) != 0;
-}
-
 /* Release every reference the consumer holds or has waiting: records still
  * in its ring and tokens it holds. Costs what it held, not the region.
  * Workers must not be delivering to c any more (unpublished or detached,

@@ -221,9 +221,6 @@ int egw_rxtok_return(struct egw_rxtok_consumer *c, uint32_t region,
 uint16_t egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], uint16_t n,
 				 struct egw_rxtok_burst_res *res);
 
-/** Control thread: true if any consumer exists (cheap check for workers too). */
-int egw_rxtok_active(void);
-
 /**
  * Listen for external consumers on a UNIX socket (SOCK_SEQPACKET).
  * @return 0, -EALREADY, or a negative errno from socket/bind/listen.
