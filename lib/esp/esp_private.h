@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/esp internals shared by its modules: the runtime SA the data path
+ * reads, the data-path context, and the interfaces of the replay window,
+ * segmentation/fragmentation/ICMP, policy and crypto modules.
+ */
+#ifndef EGW_ESP_PRIVATE_H
+#define EGW_ESP_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <intel-ipsec-mb.h>
+#include <rte_common.h>
+#include <rte_log.h>
+#include <rte_spinlock.h>
+
+#include "egw_esp.h"
+
+extern int egw_esp_logtype;
+#define ESP_LOG(level, fmt, ...)                                                                   \
+	rte_log(RTE_LOG_##level, egw_esp_logtype, "esp: " fmt "\n", ##__VA_ARGS__)
+
+/* Wire sizes. */
+#define ESP_HDR_LEN 8  /* SPI + sequence number */
+#define ESP_IV_LEN 8   /* explicit IV: the 64-bit sequence number */
+#define ESP_ICV_LEN 16 /* GCM and Poly1305 tags */
+#define ESP_SALT_LEN 4
+#define ESP_TRAILER_MAX (3 + 2 + ESP_ICV_LEN) /* pad to 4, pad length, next header, ICV */
+#define ESP_UDP_LEN 8
+/* Room a segment or fragment leaves in front for ESP and a tunnel header. */
+#define ESP_HEADROOM_NEED (40 + ESP_UDP_LEN + ESP_HDR_LEN + ESP_IV_LEN)
+
+/* ---- replay window (replay.c), RFC 6479 bitmap, RFC 4303 A2 ESN ---- */
+
+/* Inbound window. Bits cover [top - size + 1, top]; the bitmap has a spare
+ * 64-bit block so advancing never clears a block still in the window. */
+struct esp_replay {
+	uint64_t top;    /* highest sequence number accepted (full 64 bits) */
+	uint32_t size;   /* window in packets, as configured (64..4096) */
+	uint32_t nwords; /* bitmap words: power of two >= size/64 + 1 */
+	uint64_t bmp[];
+};
+
+/* Bytes an esp_replay with a window of size packets needs. */
+size_t esp_replay_size(uint32_t size);
+
+/* Set up an empty window; top is the initial highest number (usually 0). */
+void esp_replay_init(struct esp_replay *r, uint32_t size, uint64_t top);
+
+/* Full 64-bit sequence number of a received low word: RFC 4303 A2.2 with
+ * ESN, seq_lo itself without. */
+uint64_t esp_replay_infer(const struct esp_replay *r, uint32_t seq_lo, bool esn);
+
+/* Is seq acceptable? No state changes (the check before decryption).
+ * Returns true, or false with *why = EGW_ESP_DROP_REPLAY or
+ * EGW_ESP_DROP_OUTSIDE_WINDOW. Sequence number 0 never is (RFC 4303 3.3.3). */
+bool esp_replay_check(const struct esp_replay *r, uint64_t seq, enum egw_esp_drop *why);
+
+/* Check again and record seq (after the ICV verified). Same result as
+ * esp_replay_check() on the current state. */
+bool esp_replay_update(struct esp_replay *r, uint64_t seq, enum egw_esp_drop *why);
+
+/* ---- runtime SA ------------------------------------------------------ */
+
+/* Per-context counters of an SA: one cache line set per context, written
+ * only by that context. */
+struct esp_sa_lstats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t drop[EGW_ESP_DROP_MAX];
+} __rte_cache_aligned;
+
+struct egw_esp_sa {
+	/* read-mostly by the data path */
+	uint32_t spi;
+	rte_be32_t spi_be;
+	uint8_t dir;        /* enum egw_esp_dir */
+	uint8_t mode;       /* enum egw_esp_mode */
+	uint8_t aead;       /* enum egw_esp_aead */
+	uint8_t esn;        /* 0/1 */
+	uint8_t natt;       /* 0/1 */
+	uint8_t tun_family; /* tunnel: AF_INET/AF_INET6 of the outer header */
+	uint8_t ttl;
+	uint8_t key_len; /* AES key bytes (16/32), ChaCha 32 */
+	uint16_t mtu;
+	rte_be16_t natt_sport_be;
+	rte_be16_t natt_dport_be;
+	uint8_t salt[ESP_SALT_LEN];
+	uint8_t tun_src[16];
+	uint8_t tun_dst[16];
+	uint64_t life_hard_packets; /* UINT64_MAX = none */
+	uint64_t life_hard_bytes;
+	uint64_t seq_limit; /* out: last usable number (persisted); acquire-read by workers */
+	int hard_expired;   /* set by the control path (release), read by workers */
+
+	/* outbound sequence counter and lifetime tallies: written by every
+	 * context using the SA, so on a line of their own */
+	uint64_t seq_next __rte_cache_aligned; /* next number to hand out */
+	uint64_t bytes_used;
+	uint64_t packets_used;
+
+	/* inbound: window and its lock (held only to update the window) */
+	rte_spinlock_t lock __rte_cache_aligned;
+	struct esp_replay *replay;
+
+	/* key schedule */
+	union {
+		struct gcm_key_data gcm;
+		uint8_t chacha[32];
+	} key __rte_cache_aligned;
+
+	struct esp_sa_lstats stats[EGW_ESP_MAX_CTX];
+
+	/* control path only */
+	struct egw_esp_sa_conf conf; /* key and salt wiped */
+	uint8_t key_fp[16];          /* state-file fingerprint of key + salt */
+	uint32_t policy_refs;        /* PROTECT rules naming this SA */
+	bool soft_expired;
+	uint64_t life_soft_packets;
+	uint64_t life_soft_bytes;
+};
+
+/* ---- data-path context ----------------------------------------------- */
+
+struct egw_esp_ctx {
+	IMB_MGR *mgr;
+	unsigned int idx;
+	struct rte_mempool *pool;
+	struct rte_mempool *indirect_pool; /* for rte_ipv4_fragment_packet */
+	const char *arch;
+	uint16_t ip_id; /* outer IPv4 id of tunnel packets made here */
+	struct egw_esp_ctx_stats st __rte_cache_aligned;
+	uint64_t policy_hits[2][EGW_ESP_MAX_POLICY];
+};
+
+/* Add a context's result to its totals. */
+void esp_ctx_account(struct egw_esp_ctx *c, const struct egw_esp_res *res);
+
+/* ---- segmentation, fragmentation, ICMP (gso.c) ------------------------ */
+
+/*
+ * Segment the TCP packet in frame m (l2_len set; IPv4 or IPv6 with
+ * hop-by-hop/routing/destination-options headers; TCP directly or inside one
+ * ipip/ip6tnl level) into frames carrying at most mss TCP payload bytes each.
+ * Every segment is a fresh single-mbuf frame from pool: a copy of the L2
+ * header, IP header(s) with their lengths, ids (+1 per segment) and IPv4
+ * checksums, TCP header with its sequence number, flags (FIN/PSH on the last
+ * only, CWR on the first only) and full checksum, then the payload; at least
+ * ESP_HEADROOM_NEED bytes of headroom and ESP_TRAILER_MAX of tailroom. m may
+ * be a multi-segment chain and may carry RTE_MBUF_F_TX_TCP_SEG (its checksum
+ * fields are ignored). m is not freed.
+ * Returns the number of segments (1..max), or 0 with *why set
+ * (EGW_ESP_DROP_BAD_INNER: not TCP, malformed, or more than max segments;
+ * EGW_ESP_DROP_NOMEM).
+ */
+unsigned int esp_gso_tcp(const struct rte_mbuf *m, uint16_t mss, struct rte_mempool *pool,
+			 struct rte_mbuf *segs[], unsigned int max, enum egw_esp_drop *why);
+
+/*
+ * Where the TCP payload starts in frame m and how many bytes it has, for
+ * packets esp_gso_tcp() can segment; false if m is not such a packet.
+ * hdr_len = bytes from frame start to the first payload byte.
+ */
+bool esp_gso_tcp_probe(const struct rte_mbuf *m, uint32_t *hdr_len, uint32_t *payload_len);
+
+/*
+ * Fragment the IPv4 packet in frame m (DF clear) into frames whose IP
+ * packets are at most ip_mtu bytes, each a fresh single-mbuf frame from pool
+ * with the L2 header copied and the room esp_gso_tcp() leaves. m is not freed.
+ * Returns the number of fragments, or 0 with *why set.
+ */
+unsigned int esp_frag_ipv4(const struct egw_esp_ctx *c, struct rte_mbuf *m, uint16_t ip_mtu,
+			   struct rte_mbuf *frags[], unsigned int max, enum egw_esp_drop *why);
+
+/*
+ * An ICMP "fragmentation needed" (IPv4, type 3 code 4) or ICMPv6 "packet
+ * too big" for the sender of frame m, advertising mtu, from src (or m's
+ * destination when src is NULL): a frame with m's L2 header, MACs swapped,
+ * quoting as much of m as the RFCs allow (576 / 1280 bytes in all).
+ * NULL if m is itself an ICMP error, a fragment other than the first, or
+ * multicast, or no mbuf is free.
+ */
+struct rte_mbuf *esp_icmp_too_big(const struct rte_mbuf *m, uint16_t mtu, const uint8_t *src,
+				  struct rte_mempool *pool);
+
+/* ---- security policy database (spd.c) -------------------------------- */
+
+/* Lookup of one direction: for each frame (l2_len set, IPv4 or IPv6), the
+ * matching rule's action and SA (NULL unless PROTECT); no match = BYPASS
+ * with sa NULL. Counts hits in c->policy_hits. */
+void esp_spd_lookup(struct egw_esp_ctx *c, enum egw_esp_dir dir, struct rte_mbuf *pkts[],
+		    uint16_t n, uint8_t action[], struct egw_esp_sa *sa[]);
+
+/* Is the SA named by a PROTECT rule of its direction? (control path) */
+bool esp_spd_refs_sa(enum egw_esp_dir dir, uint32_t spi);
+
+int esp_spd_init(void);
+void esp_spd_fini(void);
+
+/* ---- SA table (sa.c) --------------------------------------------------- */
+
+/* Inbound SA by SPI (data path, lock-free); NULL if none. */
+struct egw_esp_sa *esp_sa_lookup_in(uint32_t spi);
+/* Bulk form: sa[i] = SA of spi[i] or NULL. */
+void esp_sa_lookup_in_bulk(const uint32_t spi[], unsigned int n, struct egw_esp_sa *sa[]);
+/* SA by SPI and direction (control path). */
+struct egw_esp_sa *esp_sa_find(uint32_t spi, enum egw_esp_dir dir);
+/* Is UDP port (network order) a NAT-T port of an inbound SA? (data path) */
+bool esp_natt_port(rte_be16_t port_be);
+
+extern struct rte_rcu_qsbr *esp_qsbr;
+
+#endif /* EGW_ESP_PRIVATE_H */
