@@ -88,9 +88,9 @@ enum egw_esp_mode {
 };
 
 enum egw_esp_aead {
-	EGW_ESP_AES128_GCM = 0,     /**< RFC 4106, 16-byte ICV */
-	EGW_ESP_AES256_GCM,         /**< RFC 4106, 16-byte ICV */
-	EGW_ESP_CHACHA20_POLY1305,  /**< RFC 7634 */
+	EGW_ESP_AES128_GCM = 0,    /**< RFC 4106, 16-byte ICV */
+	EGW_ESP_AES256_GCM,        /**< RFC 4106, 16-byte ICV */
+	EGW_ESP_CHACHA20_POLY1305, /**< RFC 7634 */
 	EGW_ESP_AEAD_MAX
 };
 
@@ -241,7 +241,8 @@ int egw_esp_policy_del(enum egw_esp_dir dir, uint32_t id);
 
 /** Call fn for every policy of a direction in order; stops on non-zero. */
 int egw_esp_policy_walk(enum egw_esp_dir dir,
-			int (*fn)(const struct egw_esp_policy *p, uint64_t hits, void *arg), void *arg);
+			int (*fn)(const struct egw_esp_policy *p, uint64_t hits, void *arg),
+			void *arg);
 
 /**
  * Control-path service: persist sequence numbers ahead of use, note soft
@@ -258,14 +259,14 @@ struct egw_esp_ctx;
 
 /** Totals of a context. */
 struct egw_esp_ctx_stats {
-	uint64_t out_packets;  /**< ESP packets made */
-	uint64_t out_bytes;    /**< ESP bytes made (IP packets) */
-	uint64_t in_packets;   /**< ESP packets decrypted and accepted */
-	uint64_t in_bytes;     /**< clear bytes recovered */
-	uint64_t segments;     /**< extra packets made by segmentation */
-	uint64_t fragments;    /**< extra packets made by fragmentation */
-	uint64_t icmp;         /**< ICMP/ICMPv6 too-big messages made */
-	uint64_t bypass;       /**< passed in clear by policy or no match */
+	uint64_t out_packets; /**< ESP packets made */
+	uint64_t out_bytes;   /**< ESP bytes made (IP packets) */
+	uint64_t in_packets;  /**< ESP packets decrypted and accepted */
+	uint64_t in_bytes;    /**< clear bytes recovered */
+	uint64_t segments;    /**< extra packets made by segmentation */
+	uint64_t fragments;   /**< extra packets made by fragmentation */
+	uint64_t icmp;        /**< ICMP/ICMPv6 too-big messages made */
+	uint64_t bypass;      /**< passed in clear by policy or no match */
 	uint64_t drop[EGW_ESP_DROP_MAX];
 };
 
@@ -289,9 +290,12 @@ void egw_esp_ctx_stats(const struct egw_esp_ctx *c, struct egw_esp_ctx_stats *s)
 /** Sum of the totals of every live context. */
 void egw_esp_stats(struct egw_esp_ctx_stats *s);
 
-/** Result of one outbound or inbound call. */
+/**
+ * Result of data-path calls. Callers zero it; calls add to it (several
+ * calls may share one), except n_out, which each outbound call sets.
+ */
 struct egw_esp_res {
-	uint16_t n_out;   /**< packets placed in out[] */
+	uint16_t n_out;   /**< packets placed in out[] by the last outbound call */
 	uint16_t n_icmp;  /**< ICMP too-big messages placed in icmp[] */
 	uint32_t created; /**< packets made beyond one per input (segments, fragments) */
 	uint32_t bypass;  /**< outbound lookup: left in clear */

@@ -18,7 +18,7 @@
 #include "egw_esp.h"
 
 extern int egw_esp_logtype;
-#define ESP_LOG(level, fmt, ...)                                                                   \
+#define ESP_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, egw_esp_logtype, "esp: " fmt "\n", ##__VA_ARGS__)
 
 /* Wire sizes. */
@@ -97,6 +97,7 @@ struct egw_esp_sa {
 	/* outbound sequence counter and lifetime tallies: written by every
 	 * context using the SA, so on a line of their own */
 	uint64_t seq_next __rte_cache_aligned; /* next number to hand out */
+	uint64_t seq_first; /* out: first number of this SA (lifetime in packets) */
 	uint64_t bytes_used;
 	uint64_t packets_used;
 
@@ -129,13 +130,19 @@ struct egw_esp_ctx {
 	struct rte_mempool *pool;
 	struct rte_mempool *indirect_pool; /* for rte_ipv4_fragment_packet */
 	const char *arch;
-	uint16_t ip_id; /* outer IPv4 id of tunnel packets made here */
+	uint32_t frame_max; /* largest frame one mbuf of pool holds */
+	uint16_t ip_id;     /* outer IPv4 id of tunnel packets made here */
+	/* per-job scratch: nonce (salt + IV), AAD, computed tag, packet */
+	uint8_t iv[EGW_ESP_MAX_BURST][12];
+	uint8_t aad[EGW_ESP_MAX_BURST][12];
+	uint8_t tag[EGW_ESP_MAX_BURST][ESP_ICV_LEN];
+	uint8_t ok[EGW_ESP_MAX_BURST];
 	struct egw_esp_ctx_stats st __rte_cache_aligned;
 	uint64_t policy_hits[2][EGW_ESP_MAX_POLICY];
 };
 
-/* Add a context's result to its totals. */
-void esp_ctx_account(struct egw_esp_ctx *c, const struct egw_esp_res *res);
+/* Every drop, bypass and ICMP is counted in c->st where it happens, and
+ * added to the caller's struct egw_esp_res (which accumulates). */
 
 /* ---- segmentation, fragmentation, ICMP (gso.c) ------------------------ */
 
@@ -194,6 +201,9 @@ void esp_spd_lookup(struct egw_esp_ctx *c, enum egw_esp_dir dir, struct rte_mbuf
 
 /* Is the SA named by a PROTECT rule of its direction? (control path) */
 bool esp_spd_refs_sa(enum egw_esp_dir dir, uint32_t spi);
+
+/* Sum of c->policy_hits[dir][slot] over the data-path contexts (ctx.c). */
+uint64_t esp_ctx_sum_policy_hits(enum egw_esp_dir dir, unsigned int slot);
 
 int esp_spd_init(void);
 void esp_spd_fini(void);

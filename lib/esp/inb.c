@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inbound ESP: header checks, SA by SPI, anti-replay check before
+ * decryption, ICV, window update only once the ICV verified (under the SA's
+ * lock, taken once per run of packets of the SA), trailer checks, then the
+ * inner packet (tunnel) or the original IP header with the next header
+ * (transport), then the inbound policy check.
+ */
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "esp_crypto.h"
+#include "esp_private.h"
+
+/* Smallest ESP packet: header, IV, 4 bytes of (payload, padding, pad
+ * length, next header), ICV. */
+#define ESP_MIN_LEN (ESP_HDR_LEN + ESP_IV_LEN + 4 + ESP_ICV_LEN)
+
+struct in_pkt {
+	uint16_t esp_off; /* frame offset of the ESP header */
+	uint16_t hdr_len; /* IP header bytes before ESP (or before UDP with NAT-T) */
+	uint16_t nh_off;  /* frame offset of the protocol byte naming ESP/UDP */
+	uint8_t family;
+	uint8_t natt;
+	uint32_t esp_len; /* ESP header to the end of the IP packet */
+	uint64_t seq;     /* full sequence number */
+};
+
+/* Where ESP starts in frame m, or why it cannot be processed. */
+static unsigned int
+parse_in(struct rte_mbuf *m, struct in_pkt *q)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t l2 = m->l2_len, have = rte_pktmbuf_data_len(m), ip_len, off;
+	uint8_t proto;
+
+	if (have < l2 + sizeof(struct rte_ipv4_hdr))
+		return EGW_ESP_DROP_TRUNCATED;
+	p += l2;
+	have -= l2;
+	if ((p[0] >> 4) == 4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+
+		off = (uint32_t)(ip->version_ihl & 0xf) * 4;
+		ip_len = rte_be_to_cpu_16(ip->total_length);
+		if (off < 20 || ip_len < off || ip_len > have)
+			return EGW_ESP_DROP_TRUNCATED;
+		/* fragments of ESP packets are not reassembled here */
+		if ((ip->fragment_offset &
+		     rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+			return EGW_ESP_DROP_TRUNCATED;
+		proto = ip->next_proto_id;
+		q->family = AF_INET;
+		q->nh_off = (uint16_t)(l2 + offsetof(struct rte_ipv4_hdr, next_proto_id));
+	} else if ((p[0] >> 4) == 6) {
+		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)p;
+		uint32_t nh_off = offsetof(struct rte_ipv6_hdr, proto);
+
+		if (have < sizeof(*ip6))
+			return EGW_ESP_DROP_TRUNCATED;
+		ip_len = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
+		if (ip_len > have)
+			return EGW_ESP_DROP_TRUNCATED;
+		off = sizeof(*ip6);
+		proto = ip6->proto;
+		while (proto == IPPROTO_HOPOPTS || proto == IPPROTO_ROUTING ||
+		       proto == IPPROTO_DSTOPTS) {
+			uint32_t len;
+
+			if (off + 8 > ip_len)
+				return EGW_ESP_DROP_TRUNCATED;
+			len = ((uint32_t)p[off + 1] + 1) * 8;
+			if (off + len > ip_len)
+				return EGW_ESP_DROP_TRUNCATED;
+			proto = p[off];
+			nh_off = off;
+			off += len;
+		}
+		q->family = AF_INET6;
+		q->nh_off = (uint16_t)(l2 + nh_off);
+	} else {
+		return EGW_ESP_DROP_TRUNCATED;
+	}
+	q->hdr_len = (uint16_t)off;
+	q->natt = 0;
+	if (proto == IPPROTO_UDP) {
+		const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(p + off);
+
+		if (off + sizeof(*u) > ip_len || rte_be_to_cpu_16(u->dgram_len) != ip_len - off)
+			return EGW_ESP_DROP_TRUNCATED;
+		q->natt = 1;
+		off += sizeof(*u);
+	} else if (proto != IPPROTO_ESP) {
+		/* IPv6 fragment header, or not ESP at all */
+		return EGW_ESP_DROP_TRUNCATED;
+	}
+	q->esp_off = (uint16_t)(l2 + off);
+	q->esp_len = ip_len - off;
+	if (q->esp_len < ESP_MIN_LEN || (q->esp_len - ESP_HDR_LEN - ESP_IV_LEN - ESP_ICV_LEN) % 4)
+		return EGW_ESP_DROP_TRUNCATED;
+	/* Ethernet padding behind the IP packet */
+	if (m->pkt_len > l2 + ip_len)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - (l2 + ip_len)));
+	return EGW_ESP_DROP_MAX;
+}
+
+bool
+egw_esp_is_esp(const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *) + m->l2_len;
+	uint32_t have = rte_pktmbuf_data_len(m), off, l2 = m->l2_len;
+	uint8_t proto;
+
+	if (have < l2 + sizeof(struct rte_ipv4_hdr))
+		return false;
+	have -= l2;
+	if ((p[0] >> 4) == 4) {
+		off = (uint32_t)(p[0] & 0xf) * 4;
+		proto = p[9];
+	} else if ((p[0] >> 4) == 6 && have >= sizeof(struct rte_ipv6_hdr)) {
+		off = sizeof(struct rte_ipv6_hdr);
+		proto = p[6];
+		while ((proto == IPPROTO_HOPOPTS || proto == IPPROTO_ROUTING ||
+			proto == IPPROTO_DSTOPTS) &&
+		       off + 8 <= have) {
+			uint32_t len = ((uint32_t)p[off + 1] + 1) * 8;
+
+			proto = p[off];
+			off += len;
+		}
+	} else {
+		return false;
+	}
+	if (proto == IPPROTO_ESP)
+		return true;
+	if (proto != IPPROTO_UDP || off + sizeof(struct rte_udp_hdr) + 4 > have)
+		return false;
+	/* NAT-T: a port of an inbound SA and a non-zero SPI (zero = IKE,
+	 * RFC 3948 2.2); a 1-byte 0xff payload is a NAT keepalive */
+	return esp_natt_port(((const struct rte_udp_hdr *)(p + off))->dst_port) &&
+	       *(const uint32_t *)(p + off + sizeof(struct rte_udp_hdr)) != 0;
+}
+
+static inline void
+count_drop(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct egw_esp_res *res, unsigned int why)
+{
+	res->drop[why]++;
+	c->st.drop[why]++;
+	if (sa != NULL)
+		sa->stats[c->idx].drop[why]++;
+}
+
+/* Constant-time tag comparison: 0 when equal. */
+static inline unsigned int
+tag_diff(const uint8_t *a, const uint8_t *b)
+{
+	unsigned int i, d = 0;
+
+	for (i = 0; i < ESP_ICV_LEN; i++)
+		d |= (unsigned int)(a[i] ^ b[i]);
+	return d;
+}
+
+static bool
+sa_matches(const struct egw_esp_sa *sa, const struct rte_mbuf *m, const struct in_pkt *q)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *) + m->l2_len;
+
+	if (sa->natt != q->natt)
+		return false;
+	if (q->natt &&
+	    ((const struct rte_udp_hdr *)(ip + q->hdr_len))->dst_port != sa->natt_dport_be)
+		return false;
+	if (sa->mode != EGW_ESP_MODE_TUNNEL)
+		return true;
+	if (q->family != sa->tun_family)
+		return false;
+	/* the peer's address may be translated on the way when NAT-T is used */
+	if (q->family == AF_INET)
+		return memcmp(ip + 16, sa->tun_dst, 4) == 0 &&
+		       (q->natt || memcmp(ip + 12, sa->tun_src, 4) == 0);
+	return memcmp(ip + 24, sa->tun_dst, 16) == 0 &&
+	       (q->natt || memcmp(ip + 8, sa->tun_src, 16) == 0);
+}
+
+/*
+ * Strip ESP from a verified frame. Returns EGW_ESP_DROP_MAX or the reason.
+ * plen: bytes of the decrypted payload before padding.
+ */
+static unsigned int
+decap_one(const struct egw_esp_sa *sa, struct rte_mbuf *m, const struct in_pkt *q)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *p = f + q->esp_off + ESP_HDR_LEN + ESP_IV_LEN;
+	uint32_t clen = q->esp_len - ESP_HDR_LEN - ESP_IV_LEN - ESP_ICV_LEN;
+	uint32_t l2 = m->l2_len, padlen = p[clen - 2], plen, i;
+	uint8_t nh = p[clen - 1];
+
+	if (padlen + 2 > clen)
+		return EGW_ESP_DROP_BAD_PADDING;
+	plen = clen - 2 - padlen;
+	for (i = 0; i < padlen; i++)
+		if (p[plen + i] != (uint8_t)(i + 1))
+			return EGW_ESP_DROP_BAD_PADDING;
+	if (nh == IPPROTO_NONE)
+		return EGW_ESP_DROP_DUMMY;
+
+	if (sa->mode == EGW_ESP_MODE_TUNNEL) {
+		uint32_t len;
+		uint16_t et;
+
+		if (nh == IPPROTO_IPIP && plen >= sizeof(struct rte_ipv4_hdr) && (p[0] >> 4) == 4) {
+			const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+
+			len = rte_be_to_cpu_16(ip->total_length);
+			if ((ip->version_ihl & 0xf) < 5 ||
+			    len < (uint32_t)(ip->version_ihl & 0xf) * 4)
+				return EGW_ESP_DROP_BAD_NEXT_HEADER;
+			et = RTE_ETHER_TYPE_IPV4;
+		} else if (nh == IPPROTO_IPV6 && plen >= sizeof(struct rte_ipv6_hdr) &&
+			   (p[0] >> 4) == 6) {
+			len = sizeof(struct rte_ipv6_hdr) +
+			      rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)p)->payload_len);
+			et = RTE_ETHER_TYPE_IPV6;
+		} else {
+			return EGW_ESP_DROP_BAD_NEXT_HEADER;
+		}
+		/* anything after the inner packet is TFC padding (RFC 4303 2.7) */
+		if (len > plen)
+			return EGW_ESP_DROP_BAD_NEXT_HEADER;
+		memmove(p - l2, f, l2);
+		*(rte_be16_t *)(p - 2) = rte_cpu_to_be_16(et);
+		rte_pktmbuf_adj(m, (uint16_t)(p - l2 - f));
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - (l2 + len)));
+		return EGW_ESP_DROP_MAX;
+	}
+
+	/* transport: the IP headers move up against the payload */
+	{
+		uint32_t shift = (uint32_t)(p - f) - (l2 + q->hdr_len);
+		uint8_t *ip;
+
+		memmove(f + shift, f, l2 + q->hdr_len);
+		rte_pktmbuf_adj(m, (uint16_t)shift);
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - (l2 + q->hdr_len + plen)));
+		f = rte_pktmbuf_mtod(m, uint8_t *);
+		ip = f + l2;
+		f[q->nh_off] = nh;
+		if (q->family == AF_INET) {
+			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+			h->total_length = rte_cpu_to_be_16((uint16_t)(q->hdr_len + plen));
+			h->hdr_checksum = 0;
+			h->hdr_checksum = rte_ipv4_cksum(h);
+		} else {
+			struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
+
+			h->payload_len = rte_cpu_to_be_16(
+				(uint16_t)(q->hdr_len - sizeof(struct rte_ipv6_hdr) + plen));
+		}
+	}
+	return EGW_ESP_DROP_MAX;
+}
+
+/* Make m a writable single-segment direct mbuf. */
+static struct rte_mbuf *
+writable(struct egw_esp_ctx *c, struct rte_mbuf *m)
+{
+	struct rte_mbuf *n;
+
+	if (m->nb_segs == 1 && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1)
+		return m;
+	if (m->nb_segs > 1 && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+	    rte_pktmbuf_linearize(m) == 0)
+		return m;
+	if (m->pkt_len > c->frame_max - RTE_PKTMBUF_HEADROOM)
+		return NULL;
+	n = rte_pktmbuf_alloc(c->pool);
+	if (n == NULL)
+		return NULL;
+	{
+		uint8_t *d = (uint8_t *)rte_pktmbuf_append(n, (uint16_t)m->pkt_len);
+		const void *src = d == NULL ? NULL : rte_pktmbuf_read(m, 0, m->pkt_len, d);
+
+		if (src == NULL) {
+			rte_pktmbuf_free(n);
+			return NULL;
+		}
+		/* rte_pktmbuf_read gives the data in place when contiguous */
+		if (src != d)
+			rte_memcpy(d, src, m->pkt_len);
+	}
+	n->l2_len = m->l2_len;
+	n->port = m->port;
+	n->vlan_tci = m->vlan_tci;
+	n->vlan_tci_outer = m->vlan_tci_outer;
+	n->ol_flags = m->ol_flags;
+	n->packet_type = m->packet_type;
+	rte_pktmbuf_free(m);
+	return n;
+}
+
+static uint16_t
+inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct egw_esp_res *res)
+{
+	struct in_pkt q[EGW_ESP_MAX_BURST];
+	struct egw_esp_sa *sa[EGW_ESP_MAX_BURST], *psa[EGW_ESP_MAX_BURST];
+	uint32_t spi[EGW_ESP_MAX_BURST];
+	uint8_t why[EGW_ESP_MAX_BURST], action[EGW_ESP_MAX_BURST];
+	IMB_JOB *jobs[EGW_ESP_MAX_BURST];
+	struct rte_mbuf *good[EGW_ESP_MAX_BURST];
+	uint16_t i, j, ng = 0, k = 0;
+	unsigned int nj = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = writable(c, pkts[i]);
+
+		spi[i] = 0;
+		if (m == NULL) {
+			why[i] = EGW_ESP_DROP_NOMEM;
+			continue;
+		}
+		pkts[i] = m;
+		why[i] = (uint8_t)parse_in(m, &q[i]);
+		if (why[i] == EGW_ESP_DROP_MAX)
+			spi[i] = rte_be_to_cpu_32(*(
+				const rte_be32_t *)(rte_pktmbuf_mtod(m, uint8_t *) + q[i].esp_off));
+	}
+	esp_sa_lookup_in_bulk(spi, n, sa);
+	esp_jobs_get(c, n, jobs);
+	for (i = 0; i < n; i++) {
+		struct egw_esp_sa *s = sa[i];
+		uint8_t *esp;
+		uint32_t lo;
+
+		if (why[i] != EGW_ESP_DROP_MAX)
+			continue;
+		if (s == NULL) {
+			why[i] = EGW_ESP_DROP_UNKNOWN_SPI;
+			continue;
+		}
+		if (!sa_matches(s, pkts[i], &q[i])) {
+			why[i] = EGW_ESP_DROP_SA_MISMATCH;
+			continue;
+		}
+		if (__atomic_load_n(&s->hard_expired, __ATOMIC_ACQUIRE) != 0) {
+			why[i] = EGW_ESP_DROP_LIFETIME;
+			continue;
+		}
+		esp = rte_pktmbuf_mtod(pkts[i], uint8_t *) + q[i].esp_off;
+		lo = rte_be_to_cpu_32(*(const rte_be32_t *)(esp + 4));
+		/* a lock-free look at the window: a stale view only lets a
+		 * packet through to the re-check under the lock */
+		q[i].seq = esp_replay_infer(s->replay, lo, s->esn);
+		{
+			enum egw_esp_drop w;
+
+			if (!esp_replay_check(s->replay, q[i].seq, &w)) {
+				why[i] = (uint8_t)w;
+				continue;
+			}
+		}
+		memcpy(c->iv[i], s->salt, ESP_SALT_LEN);
+		memcpy(c->iv[i] + ESP_SALT_LEN, esp + ESP_HDR_LEN, ESP_IV_LEN);
+		memcpy(c->aad[i], esp, 4);
+		if (s->esn) {
+			*(rte_be32_t *)(c->aad[i] + 4) =
+				rte_cpu_to_be_32((uint32_t)(q[i].seq >> 32));
+			memcpy(c->aad[i] + 8, esp + 4, 4);
+		} else {
+			memcpy(c->aad[i] + 4, esp + 4, 4);
+		}
+		esp_job_aead(jobs[nj], s, false, esp + ESP_HDR_LEN + ESP_IV_LEN,
+			     q[i].esp_len - ESP_HDR_LEN - ESP_IV_LEN - ESP_ICV_LEN, c->iv[i],
+			     c->aad[i], s->esn ? 12 : 8, c->tag[i]);
+		jobs[nj]->user_data = (void *)(uintptr_t)i;
+		nj++;
+	}
+	if (nj != 0) {
+		esp_jobs_run(c, nj, jobs, c->ok);
+		for (i = 0; i < n; i++) {
+			const uint8_t *icv;
+
+			if (why[i] != EGW_ESP_DROP_MAX)
+				continue;
+			if (!c->ok[i]) {
+				why[i] = EGW_ESP_DROP_CRYPTO;
+				continue;
+			}
+			icv = rte_pktmbuf_mtod(pkts[i], uint8_t *) + q[i].esp_off + q[i].esp_len -
+			      ESP_ICV_LEN;
+			if (tag_diff(c->tag[i], icv) != 0)
+				why[i] = EGW_ESP_DROP_BAD_ICV;
+		}
+	}
+	/* window update for verified packets, one lock per run of an SA */
+	for (i = 0; i < n; i = j) {
+		struct egw_esp_sa *s = sa[i];
+		uint64_t pk = 0, by = 0;
+
+		for (j = i; j < n && sa[j] == s; j++)
+			;
+		if (s == NULL)
+			continue;
+		rte_spinlock_lock(&s->lock);
+		for (k = i; k < j; k++) {
+			enum egw_esp_drop w;
+
+			if (why[k] != EGW_ESP_DROP_MAX)
+				continue;
+			if (!esp_replay_update(s->replay, q[k].seq, &w)) {
+				why[k] = (uint8_t)w;
+				continue;
+			}
+			pk++;
+			by += q[k].esp_len;
+		}
+		s->packets_used += pk;
+		s->bytes_used += by;
+		rte_spinlock_unlock(&s->lock);
+	}
+	for (i = 0; i < n; i++) {
+		if (why[i] == EGW_ESP_DROP_MAX)
+			why[i] = (uint8_t)decap_one(sa[i], pkts[i], &q[i]);
+		if (why[i] == EGW_ESP_DROP_MAX)
+			good[ng++] = pkts[i];
+	}
+	/* the clear packet must be one an inbound policy protects with this SA */
+	esp_spd_lookup(c, EGW_ESP_DIR_IN, good, ng, action, psa);
+	k = 0;
+	j = 0;
+	for (i = 0; i < n; i++) {
+		if (why[i] != EGW_ESP_DROP_MAX) {
+			count_drop(c, why[i] == EGW_ESP_DROP_UNKNOWN_SPI ? NULL : sa[i], res,
+				   why[i]);
+			rte_pktmbuf_free(pkts[i]);
+			continue;
+		}
+		/* good[] holds the frames still good, in order */
+		if (action[j] != EGW_ESP_PROTECT || psa[j] != sa[i]) {
+			count_drop(c, sa[i], res, EGW_ESP_DROP_POLICY_MISMATCH);
+			rte_pktmbuf_free(good[j++]);
+			continue;
+		}
+		sa[i]->stats[c->idx].packets++;
+		sa[i]->stats[c->idx].bytes += good[j]->pkt_len - good[j]->l2_len;
+		c->st.in_packets++;
+		c->st.in_bytes += good[j]->pkt_len - good[j]->l2_len;
+		pkts[k++] = good[j++];
+	}
+	return k;
+}
+
+uint16_t
+egw_esp_inbound_burst(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
+		      struct egw_esp_res *res)
+{
+	uint16_t done = 0, k = 0;
+
+	while (done < n) {
+		uint16_t chunk = RTE_MIN((uint16_t)(n - done), (uint16_t)EGW_ESP_MAX_BURST);
+		uint16_t g = inbound_chunk(c, &pkts[done], chunk, res);
+
+		memmove(&pkts[k], &pkts[done], g * sizeof(pkts[0]));
+		k += g;
+		done += chunk;
+	}
+	return k;
+}

@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Outbound ESP: size check, software segmentation or fragmentation, then
+ * encryption in place.
+ *
+ * Layout. Transport mode puts the ESP header right after the IP header and
+ * the IPv6 extension headers that precede it (hop-by-hop, routing,
+ * destination options), found by parsing the packet, whatever follows: TCP,
+ * UDP, or an inner IP header (ipip, ip6tnl, GRE...). m->l3_len and the
+ * tunnel meaning DPDK gives l2_len/outer_l3_len are never used. The bytes
+ * encrypted start right after the ESP header and IV. Tunnel mode puts a new
+ * outer IP header, ESP and the whole inner packet.
+ *
+ * Sequence numbers and IVs: the outputs of a run of packets of one SA are
+ * numbered with one atomic add on the SA's counter, after segmentation, so
+ * every segment and every queue gets its own number; the IV is that number.
+ * A number above the persisted limit is never used (esp_seq_blocked); without
+ * ESN the SA stops at 2^32-1 (esp_seq_overflow).
+ */
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "esp_crypto.h"
+#include "esp_private.h"
+
+/* Where ESP goes in a clear packet. */
+struct out_pkt {
+	uint32_t ip_len; /* IP packet length (from its header) */
+	uint16_t insert; /* transport: bytes of IP headers before ESP */
+	uint16_t nh_off; /* frame offset of the protocol / next-header byte before ESP */
+	uint8_t family;  /* AF_INET / AF_INET6 */
+	uint8_t df;      /* IPv4 DF set */
+	uint8_t tos;     /* IPv4 TOS / IPv6 traffic class */
+};
+
+/* Parse the clear frame's IP header chain from the first segment.
+ * false: malformed, or headers not in the first segment. */
+static bool
+parse_out(const struct rte_mbuf *m, struct out_pkt *o)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t l2 = m->l2_len, have = rte_pktmbuf_data_len(m);
+
+	if (have < l2 + sizeof(struct rte_ipv4_hdr))
+		return false;
+	p += l2;
+	have -= l2;
+	if ((p[0] >> 4) == 4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+		uint32_t ihl = (uint32_t)(ip->version_ihl & 0xf) * 4;
+
+		o->ip_len = rte_be_to_cpu_16(ip->total_length);
+		if (ihl < 20 || ihl > have || o->ip_len < ihl || l2 + o->ip_len > m->pkt_len)
+			return false;
+		o->family = AF_INET;
+		o->insert = (uint16_t)ihl;
+		o->nh_off = (uint16_t)(l2 + offsetof(struct rte_ipv4_hdr, next_proto_id));
+		o->df = (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)) != 0;
+		o->tos = ip->type_of_service;
+		return true;
+	}
+	if ((p[0] >> 4) == 6) {
+		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)p;
+		uint32_t off = sizeof(*ip6), nh_off = offsetof(struct rte_ipv6_hdr, proto);
+		uint8_t nh = ip6->proto;
+
+		if (have < sizeof(*ip6))
+			return false;
+		o->ip_len = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
+		if (l2 + o->ip_len > m->pkt_len)
+			return false;
+		/* ESP follows hop-by-hop, routing and destination options */
+		while (nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS) {
+			uint32_t len;
+
+			if (off + 8 > have || off + 8 > o->ip_len)
+				return false;
+			len = ((uint32_t)p[off + 1] + 1) * 8;
+			if (off + len > have || off + len > o->ip_len)
+				return false;
+			nh = p[off];
+			nh_off = off;
+			off += len;
+		}
+		o->family = AF_INET6;
+		o->insert = (uint16_t)off;
+		o->nh_off = (uint16_t)(l2 + nh_off);
+		o->df = 1;
+		o->tos = (uint8_t)(rte_be_to_cpu_32(ip6->vtc_flow) >> 20);
+		return true;
+	}
+	return false;
+}
+
+static inline uint32_t
+pad4(uint32_t x)
+{
+	return (x + 3) & ~UINT32_C(3);
+}
+
+static inline uint32_t
+outer_len(const struct egw_esp_sa *sa)
+{
+	return sa->tun_family == AF_INET6 ? sizeof(struct rte_ipv6_hdr)
+					  : sizeof(struct rte_ipv4_hdr);
+}
+
+/* Bytes ESP puts in front of the encrypted part. */
+static inline uint32_t
+front_len(const struct egw_esp_sa *sa)
+{
+	return (sa->mode == EGW_ESP_MODE_TUNNEL ? outer_len(sa) : 0) +
+	       (sa->natt ? ESP_UDP_LEN : 0) + ESP_HDR_LEN + ESP_IV_LEN;
+}
+
+/* Largest clear payload (the part ESP encrypts, before padding) whose ESP
+ * packet fits in mtu; hdr = IP bytes ESP keeps in front (transport). */
+static inline int32_t
+room(const struct egw_esp_sa *sa, uint32_t mtu, uint32_t hdr)
+{
+	int32_t r = (int32_t)mtu - (int32_t)hdr - (int32_t)front_len(sa) - ESP_ICV_LEN;
+
+	return r < 4 ? -1 : (int32_t)(r & ~3) - 2;
+}
+
+/* Effective MTU: the SA's, bounded by what one mbuf of the pool holds. */
+static inline uint32_t
+eff_mtu(const struct egw_esp_ctx *c, const struct egw_esp_sa *sa, const struct rte_mbuf *m)
+{
+	uint32_t max = c->frame_max - RTE_PKTMBUF_HEADROOM - m->l2_len;
+
+	return sa->mtu < max ? sa->mtu : max;
+}
+
+/* Copy frame m into a fresh mbuf with room for ESP in front and behind. */
+static struct rte_mbuf *
+copy_frame(struct egw_esp_ctx *c, struct rte_mbuf *m, uint32_t len)
+{
+	struct rte_mbuf *n = rte_pktmbuf_alloc(c->pool);
+	const void *src;
+	uint8_t *d;
+
+	if (n == NULL)
+		return NULL;
+	if (rte_pktmbuf_tailroom(n) < len + ESP_TRAILER_MAX) {
+		rte_pktmbuf_free(n);
+		return NULL;
+	}
+	d = (uint8_t *)rte_pktmbuf_append(n, (uint16_t)len);
+	/* returns the data in place when contiguous, else copies into d */
+	src = rte_pktmbuf_read(m, 0, len, d);
+	if (src == NULL) {
+		rte_pktmbuf_free(n);
+		return NULL;
+	}
+	if (src != d)
+		rte_memcpy(d, src, len);
+	n->l2_len = m->l2_len;
+	n->port = m->port;
+	n->vlan_tci = m->vlan_tci;
+	n->vlan_tci_outer = m->vlan_tci_outer;
+	n->packet_type = m->packet_type;
+	n->ol_flags = m->ol_flags & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |
+				     RTE_MBUF_F_RX_QINQ | RTE_MBUF_F_RX_QINQ_STRIPPED);
+	return n;
+}
+
+/*
+ * Turn clear frame *mp into an ESP frame numbered seq and fill job to
+ * encrypt it. Returns EGW_ESP_DROP_MAX on success, else the drop reason
+ * (*mp is then still the caller's to free).
+ */
+static unsigned int
+encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **mp, uint64_t seq,
+	  IMB_JOB *job, unsigned int slot)
+{
+	struct rte_mbuf *m = *mp;
+	struct out_pkt o;
+	uint32_t l2 = m->l2_len, keep, plen, pad, tail, front, esp_len;
+	uint8_t *old, *p, *ip, *esp, *tr, nh;
+	bool tunnel = sa->mode == EGW_ESP_MODE_TUNNEL;
+	unsigned int i;
+
+	if (m->nb_segs > 1 || !parse_out(m, &o)) {
+		/* a chained frame that needs no segmentation: make it flat */
+		if (m->pkt_len > c->frame_max - RTE_PKTMBUF_HEADROOM - ESP_TRAILER_MAX)
+			return EGW_ESP_DROP_NOMEM;
+		m = copy_frame(c, m, m->pkt_len);
+		if (m == NULL)
+			return EGW_ESP_DROP_NOMEM;
+		rte_pktmbuf_free(*mp);
+		*mp = m;
+		if (!parse_out(m, &o))
+			return EGW_ESP_DROP_BAD_INNER;
+	}
+	if (m->pkt_len > l2 + o.ip_len)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - (l2 + o.ip_len)));
+	keep = tunnel ? 0 : o.insert;
+	plen = o.ip_len - keep;
+	pad = pad4(plen + 2) - (plen + 2);
+	tail = pad + 2 + ESP_ICV_LEN;
+	front = front_len(sa);
+	nh = tunnel ? (o.family == AF_INET ? IPPROTO_IPIP : IPPROTO_IPV6)
+		    : rte_pktmbuf_mtod(m, uint8_t *)[o.nh_off];
+
+	if (rte_pktmbuf_headroom(m) < front || rte_pktmbuf_tailroom(m) < tail ||
+	    !RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1) {
+		struct rte_mbuf *n = copy_frame(c, m, m->pkt_len);
+
+		if (n == NULL)
+			return EGW_ESP_DROP_NOMEM;
+		rte_pktmbuf_free(m);
+		*mp = m = n;
+	}
+	old = rte_pktmbuf_mtod(m, uint8_t *);
+	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)front);
+	memmove(p, old, l2 + keep);
+	ip = p + l2;
+	esp_len = ESP_HDR_LEN + ESP_IV_LEN + plen + tail;
+	if (tunnel) {
+		uint16_t et = sa->tun_family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
+
+		/* the last two bytes of the L2 header are the ethertype */
+		*(rte_be16_t *)(ip - 2) = rte_cpu_to_be_16(et);
+		if (sa->tun_family == AF_INET) {
+			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+			h->version_ihl = 0x45;
+			h->type_of_service = o.tos;
+			h->total_length = rte_cpu_to_be_16(
+				(uint16_t)(sizeof(*h) + (sa->natt ? ESP_UDP_LEN : 0) + esp_len));
+			h->packet_id = rte_cpu_to_be_16(c->ip_id++);
+			h->fragment_offset = o.family == AF_INET && o.df
+						     ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)
+						     : 0;
+			h->time_to_live = sa->ttl;
+			h->next_proto_id = sa->natt ? IPPROTO_UDP : IPPROTO_ESP;
+			memcpy(&h->src_addr, sa->tun_src, 4);
+			memcpy(&h->dst_addr, sa->tun_dst, 4);
+			h->hdr_checksum = 0;
+			h->hdr_checksum = rte_ipv4_cksum(h);
+			esp = ip + sizeof(*h);
+		} else {
+			struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
+
+			h->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)o.tos << 20);
+			h->payload_len = rte_cpu_to_be_16(
+				(uint16_t)((sa->natt ? ESP_UDP_LEN : 0) + esp_len));
+			h->proto = sa->natt ? IPPROTO_UDP : IPPROTO_ESP;
+			h->hop_limits = sa->ttl;
+			memcpy(h->src_addr, sa->tun_src, 16);
+			memcpy(h->dst_addr, sa->tun_dst, 16);
+			esp = ip + sizeof(*h);
+		}
+	} else {
+		uint32_t ip_new = o.insert + (sa->natt ? ESP_UDP_LEN : 0) + esp_len;
+
+		p[o.nh_off] = sa->natt ? IPPROTO_UDP : IPPROTO_ESP;
+		if (o.family == AF_INET) {
+			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+			h->total_length = rte_cpu_to_be_16((uint16_t)ip_new);
+			h->hdr_checksum = 0;
+			h->hdr_checksum = rte_ipv4_cksum(h);
+		} else {
+			struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
+
+			h->payload_len = rte_cpu_to_be_16((uint16_t)(ip_new - sizeof(*h)));
+		}
+		esp = ip + o.insert;
+	}
+	if (sa->natt) {
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)esp;
+
+		u->src_port = sa->natt_sport_be;
+		u->dst_port = sa->natt_dport_be;
+		u->dgram_len = rte_cpu_to_be_16((uint16_t)(ESP_UDP_LEN + esp_len));
+		u->dgram_cksum = 0; /* RFC 3948 2.1 */
+		esp += ESP_UDP_LEN;
+	}
+	/* ESP header and IV = the 64-bit sequence number */
+	*(rte_be32_t *)esp = sa->spi_be;
+	*(rte_be32_t *)(esp + 4) = rte_cpu_to_be_32((uint32_t)seq);
+	*(rte_be64_t *)(esp + 8) = rte_cpu_to_be_64(seq);
+
+	tr = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)tail);
+	for (i = 0; i < pad; i++)
+		tr[i] = (uint8_t)(i + 1); /* RFC 4303 2.4 */
+	tr[pad] = (uint8_t)pad;
+	tr[pad + 1] = nh;
+
+	memcpy(c->iv[slot], sa->salt, ESP_SALT_LEN);
+	memcpy(c->iv[slot] + ESP_SALT_LEN, esp + 8, ESP_IV_LEN);
+	/* AAD: SPI, [high word], low word (RFC 4106 5, RFC 7634 2.1) */
+	memcpy(c->aad[slot], esp, 4);
+	if (sa->esn) {
+		*(rte_be32_t *)(c->aad[slot] + 4) = rte_cpu_to_be_32((uint32_t)(seq >> 32));
+		memcpy(c->aad[slot] + 8, esp + 4, 4);
+	} else {
+		memcpy(c->aad[slot] + 4, esp + 4, 4);
+	}
+	esp_job_aead(job, sa, true, esp + ESP_HDR_LEN + ESP_IV_LEN, plen + pad + 2, c->iv[slot],
+		     c->aad[slot], sa->esn ? 12 : 8, tr + pad + 2);
+	job->user_data = (void *)(uintptr_t)slot;
+	m->ol_flags &= ~(RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_IP_CKSUM |
+			 RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6);
+	return EGW_ESP_DROP_MAX;
+}
+
+static inline void
+count_drop(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct egw_esp_res *res,
+	   enum egw_esp_drop why)
+{
+	res->drop[why]++;
+	c->st.drop[why]++;
+	sa->stats[c->idx].drop[why]++;
+}
+
+/* Encrypt out[0..n) (all of one SA) in place; drops are freed and removed
+ * (order kept). Returns the number left. */
+static uint16_t
+encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[], uint16_t n,
+	    struct egw_esp_res *res)
+{
+	struct esp_sa_lstats *ls = &sa->stats[c->idx];
+	IMB_JOB *jobs[EGW_ESP_MAX_BURST];
+	uint8_t why[EGW_ESP_MAX_BURST];
+	uint64_t base, limit, seq, bytes = 0, ip_bytes = 0;
+	unsigned int i, nj = 0;
+	uint16_t k = 0;
+
+	if (__atomic_load_n(&sa->hard_expired, __ATOMIC_ACQUIRE) != 0) {
+		for (i = 0; i < n; i++)
+			why[i] = EGW_ESP_DROP_LIFETIME;
+		goto drops;
+	}
+	/* one reservation for the run: numbers base .. base+n-1 are ours alone */
+	base = __atomic_fetch_add(&sa->seq_next, n, __ATOMIC_RELAXED);
+	/* pairs with the release store of the control path once the limit is on disk */
+	limit = __atomic_load_n(&sa->seq_limit, __ATOMIC_ACQUIRE);
+	esp_jobs_get(c, n, jobs);
+	for (i = 0; i < n; i++) {
+		seq = base + i;
+		why[i] = EGW_ESP_DROP_MAX;
+		if (seq > limit) {
+			why[i] = !sa->esn && seq > UINT32_MAX ? EGW_ESP_DROP_SEQ_OVERFLOW
+							      : EGW_ESP_DROP_SEQ_BLOCKED;
+		} else if (seq - sa->seq_first >= sa->life_hard_packets) {
+			why[i] = EGW_ESP_DROP_LIFETIME;
+		} else {
+			uint32_t before = out[i]->pkt_len - out[i]->l2_len;
+
+			why[i] = (uint8_t)encap_one(c, sa, &out[i], seq, jobs[nj], i);
+			if (why[i] == EGW_ESP_DROP_MAX) {
+				ip_bytes += before;
+				nj++;
+			}
+		}
+	}
+	if (nj != 0) {
+		/* only the nj filled jobs are submitted */
+		esp_jobs_run(c, nj, jobs, c->ok);
+		for (i = 0; i < n; i++)
+			if (why[i] == EGW_ESP_DROP_MAX && !c->ok[i])
+				why[i] = EGW_ESP_DROP_CRYPTO;
+	}
+drops:
+	for (i = 0; i < n; i++) {
+		if (why[i] == EGW_ESP_DROP_MAX) {
+			bytes += out[i]->pkt_len - out[i]->l2_len;
+			out[k++] = out[i];
+		} else {
+			count_drop(c, sa, res, why[i]);
+			rte_pktmbuf_free(out[i]);
+		}
+	}
+	if (k != 0) {
+		ls->packets += k;
+		ls->bytes += ip_bytes;
+		c->st.out_packets += k;
+		c->st.out_bytes += bytes;
+		__atomic_fetch_add(&sa->bytes_used, ip_bytes, __ATOMIC_RELAXED);
+	}
+	return k;
+}
+
+/* Size an ICMP too-big for packet m that must fit in mtu through sa. */
+static void
+too_big(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf *m,
+	const struct out_pkt *o, uint32_t mtu, struct egw_esp_res *res)
+{
+	int32_t r = room(sa, mtu, sa->mode == EGW_ESP_MODE_TUNNEL ? 0 : o->insert);
+	uint32_t path_mtu =
+		r < 0 ? 0 : (uint32_t)r + (sa->mode == EGW_ESP_MODE_TUNNEL ? 0 : o->insert);
+	const uint8_t *src = NULL;
+	struct rte_mbuf *icmp;
+
+	if (o->family == AF_INET6 && path_mtu < 1280)
+		path_mtu = 1280; /* RFC 8200 5: the minimum link MTU */
+	if (sa->mode == EGW_ESP_MODE_TUNNEL && sa->tun_family == o->family)
+		src = sa->tun_src;
+	if (res->n_icmp < EGW_ESP_MAX_BURST) {
+		icmp = esp_icmp_too_big(m, (uint16_t)path_mtu, src, c->pool);
+		if (icmp != NULL) {
+			res->icmp[res->n_icmp++] = icmp;
+			c->st.icmp++;
+		}
+	}
+}
+
+uint16_t
+egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
+		       struct rte_mbuf *pkts[], uint16_t n, struct rte_mbuf *out[],
+		       uint16_t out_cap, struct egw_esp_res *res)
+{
+	uint16_t i, run_start = 0, n_out = 0;
+	struct egw_esp_sa *run_sa = NULL;
+
+	for (i = 0; i < n; i++) {
+		struct egw_esp_sa *s = sa[i];
+		struct rte_mbuf *m = pkts[i];
+		uint32_t mtu = eff_mtu(c, s, m), hdr_len, plen, need;
+		enum egw_esp_drop why;
+		struct out_pkt o;
+		bool tunnel = s->mode == EGW_ESP_MODE_TUNNEL, tso;
+		unsigned int k;
+		int32_t r;
+
+		/* a run ends where the SA changes or before a batch could overflow */
+		if (run_sa != NULL &&
+		    (s != run_sa || n_out - run_start > EGW_ESP_MAX_BURST - EGW_ESP_MAX_SEGS)) {
+			n_out = run_start +
+				encrypt_run(c, run_sa, &out[run_start], n_out - run_start, res);
+			run_start = n_out;
+		}
+		if (out_cap - n_out < EGW_ESP_MAX_SEGS)
+			break;
+		run_sa = s;
+
+		if (!parse_out(m, &o)) {
+			/* the headers of a long chain may reach past its first segment */
+			if (m->nb_segs == 1 || !esp_gso_tcp_probe(m, &hdr_len, &plen)) {
+				why = EGW_ESP_DROP_BAD_INNER;
+				goto drop;
+			}
+			/* for the size arithmetic only: all IP headers count as payload */
+			o.ip_len = m->pkt_len - m->l2_len;
+			o.insert = 0;
+			o.family = 0;
+		}
+		tso = (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) != 0 && m->tso_segsz != 0;
+		r = room(s, mtu, tunnel ? 0 : o.insert);
+		need = tunnel ? o.ip_len : o.ip_len - o.insert;
+		if (r >= 0 && need <= (uint32_t)r && !tso) {
+			out[n_out++] = m; /* encap_one flattens a chain */
+			continue;
+		}
+		if (esp_gso_tcp_probe(m, &hdr_len, &plen)) {
+			/* TCP: segments sized so each ESP packet fits */
+			int32_t mss = r - (int32_t)(hdr_len - m->l2_len - (tunnel ? 0 : o.insert));
+
+			if (tso && mss > (int32_t)m->tso_segsz)
+				mss = m->tso_segsz;
+			if (mss <= 0 || mss > UINT16_MAX) {
+				why = EGW_ESP_DROP_TOO_BIG;
+				goto too_big;
+			}
+			k = esp_gso_tcp(m, (uint16_t)mss, c->pool, &out[n_out], EGW_ESP_MAX_SEGS,
+					&why);
+			if (k == 0)
+				goto drop;
+			rte_pktmbuf_free(m);
+			n_out += k;
+			res->created += k - 1;
+			c->st.segments += k - 1;
+			continue;
+		}
+		if (r >= 0 && need <= (uint32_t)r) {
+			out[n_out++] = m; /* TSO flag on a packet that is not TCP */
+			continue;
+		}
+		if (tunnel && o.family == AF_INET && !o.df && r >= 68) {
+			k = esp_frag_ipv4(c, m, (uint16_t)r, &out[n_out], EGW_ESP_MAX_SEGS, &why);
+			if (k == 0)
+				goto drop;
+			rte_pktmbuf_free(m);
+			n_out += k;
+			res->created += k - 1;
+			c->st.fragments += k - 1;
+			continue;
+		}
+		why = EGW_ESP_DROP_TOO_BIG;
+	too_big:
+		if (o.family != 0)
+			too_big(c, s, m, &o, mtu, res);
+	drop:
+		count_drop(c, s, res, why);
+		rte_pktmbuf_free(m);
+	}
+	if (run_sa != NULL && n_out > run_start)
+		n_out = run_start + encrypt_run(c, run_sa, &out[run_start], n_out - run_start, res);
+	res->n_out = n_out;
+	return i;
+}
