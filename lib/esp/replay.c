@@ -49,6 +49,11 @@ esp_replay_size(uint32_t size)
 	return sizeof(struct esp_replay) + (size_t)replay_nwords(size) * sizeof(uint64_t);
 }
 
+/*
+ * size is the caller's validated EGW_ESP_WINDOW_MIN..MAX. Nothing is marked
+ * received, so with top > 0 each of top - size + 1 .. top is still accepted
+ * once: a window set up at a known top refuses only what is older.
+ */
 void
 esp_replay_init(struct esp_replay *r, uint32_t size, uint64_t top)
 {

@@ -148,7 +148,9 @@ struct spd_dir {
 
 static struct spd_dir spd[2];
 static bool spd_up;
-/* ACL context names must be unique while both old and new exist. */
+/* Generation in ACL context names: rte_acl_create() hands back an existing
+ * context of the same name, and the old snapshot's contexts live on until
+ * its grace period ends. */
 static uint32_t spd_gen;
 /* Scratch of the control thread for the next rule list. */
 static struct spd_rule spd_tmp[EGW_ESP_MAX_POLICY];
