@@ -9,8 +9,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <intel-ipsec-mb.h>
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_log.h>
 #include <rte_spinlock.h>
@@ -30,6 +32,41 @@ extern int egw_esp_logtype;
 #define ESP_UDP_LEN 8
 /* Room a segment or fragment leaves in front for ESP and a tunnel header. */
 #define ESP_HEADROOM_NEED (40 + ESP_UDP_LEN + ESP_HDR_LEN + ESP_IV_LEN)
+
+/* Unaligned big-endian stores and loads: ESP fields sit at any offset
+ * behind an Ethernet header. */
+static inline void
+esp_put16(void *p, uint16_t v)
+{
+	rte_be16_t b = rte_cpu_to_be_16(v);
+
+	memcpy(p, &b, sizeof(b));
+}
+
+static inline void
+esp_put32(void *p, uint32_t v)
+{
+	rte_be32_t b = rte_cpu_to_be_32(v);
+
+	memcpy(p, &b, sizeof(b));
+}
+
+static inline void
+esp_put64(void *p, uint64_t v)
+{
+	rte_be64_t b = rte_cpu_to_be_64(v);
+
+	memcpy(p, &b, sizeof(b));
+}
+
+static inline uint32_t
+esp_get32(const void *p)
+{
+	rte_be32_t b;
+
+	memcpy(&b, p, sizeof(b));
+	return rte_be_to_cpu_32(b);
+}
 
 /* ---- replay window (replay.c), RFC 6479 bitmap, RFC 4303 A2 ESN ---- */
 

@@ -144,7 +144,7 @@ egw_esp_is_esp(const struct rte_mbuf *m)
 	/* NAT-T: a port of an inbound SA and a non-zero SPI (zero = IKE,
 	 * RFC 3948 2.2); a 1-byte 0xff payload is a NAT keepalive */
 	return esp_natt_port(((const struct rte_udp_hdr *)(p + off))->dst_port) &&
-	       *(const uint32_t *)(p + off + sizeof(struct rte_udp_hdr)) != 0;
+	       esp_get32(p + off + sizeof(struct rte_udp_hdr)) != 0;
 }
 
 static inline void
@@ -235,7 +235,7 @@ decap_one(const struct egw_esp_sa *sa, struct rte_mbuf *m, const struct in_pkt *
 		if (len > plen)
 			return EGW_ESP_DROP_BAD_NEXT_HEADER;
 		memmove(p - l2, f, l2);
-		*(rte_be16_t *)(p - 2) = rte_cpu_to_be_16(et);
+		esp_put16(p - 2, et);
 		rte_pktmbuf_adj(m, (uint16_t)(p - l2 - f));
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - (l2 + len)));
 		return EGW_ESP_DROP_MAX;
@@ -329,8 +329,7 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 		pkts[i] = m;
 		why[i] = (uint8_t)parse_in(m, &q[i]);
 		if (why[i] == EGW_ESP_DROP_MAX)
-			spi[i] = rte_be_to_cpu_32(*(
-				const rte_be32_t *)(rte_pktmbuf_mtod(m, uint8_t *) + q[i].esp_off));
+			spi[i] = esp_get32(rte_pktmbuf_mtod(m, uint8_t *) + q[i].esp_off);
 	}
 	esp_sa_lookup_in_bulk(spi, n, sa);
 	esp_jobs_get(c, n, jobs);
@@ -354,7 +353,7 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 			continue;
 		}
 		esp = rte_pktmbuf_mtod(pkts[i], uint8_t *) + q[i].esp_off;
-		lo = rte_be_to_cpu_32(*(const rte_be32_t *)(esp + 4));
+		lo = esp_get32(esp + 4);
 		/* a lock-free look at the window: a stale view only lets a
 		 * packet through to the re-check under the lock */
 		q[i].seq = esp_replay_infer(s->replay, lo, s->esn);
@@ -370,8 +369,7 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 		memcpy(c->iv[i] + ESP_SALT_LEN, esp + ESP_HDR_LEN, ESP_IV_LEN);
 		memcpy(c->aad[i], esp, 4);
 		if (s->esn) {
-			*(rte_be32_t *)(c->aad[i] + 4) =
-				rte_cpu_to_be_32((uint32_t)(q[i].seq >> 32));
+			esp_put32(c->aad[i] + 4, (uint32_t)(q[i].seq >> 32));
 			memcpy(c->aad[i] + 8, esp + 4, 4);
 		} else {
 			memcpy(c->aad[i] + 4, esp + 4, 4);

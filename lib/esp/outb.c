@@ -227,7 +227,7 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 		uint16_t et = sa->tun_family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
 
 		/* the last two bytes of the L2 header are the ethertype */
-		*(rte_be16_t *)(ip - 2) = rte_cpu_to_be_16(et);
+		esp_put16(ip - 2, et);
 		if (sa->tun_family == AF_INET) {
 			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
 
@@ -285,9 +285,9 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 		esp += ESP_UDP_LEN;
 	}
 	/* ESP header and IV = the 64-bit sequence number */
-	*(rte_be32_t *)esp = sa->spi_be;
-	*(rte_be32_t *)(esp + 4) = rte_cpu_to_be_32((uint32_t)seq);
-	*(rte_be64_t *)(esp + 8) = rte_cpu_to_be_64(seq);
+	memcpy(esp, &sa->spi_be, 4);
+	esp_put32(esp + 4, (uint32_t)seq);
+	esp_put64(esp + 8, seq);
 
 	tr = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)tail);
 	for (i = 0; i < pad; i++)
@@ -300,7 +300,7 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 	/* AAD: SPI, [high word], low word (RFC 4106 5, RFC 7634 2.1) */
 	memcpy(c->aad[slot], esp, 4);
 	if (sa->esn) {
-		*(rte_be32_t *)(c->aad[slot] + 4) = rte_cpu_to_be_32((uint32_t)(seq >> 32));
+		esp_put32(c->aad[slot] + 4, (uint32_t)(seq >> 32));
 		memcpy(c->aad[slot] + 8, esp + 4, 4);
 	} else {
 		memcpy(c->aad[slot] + 4, esp + 4, 4);

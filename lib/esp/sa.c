@@ -79,7 +79,8 @@ egw_esp_aead_key_len(enum egw_esp_aead a)
 static uint32_t
 spi_hash(const void *key, uint32_t len, uint32_t init)
 {
-	return rte_jhash_1word(*(const uint32_t *)key, init) + 0 * len;
+	RTE_SET_USED(len);
+	return rte_jhash_1word(*(const uint32_t *)key, init);
 }
 
 int
