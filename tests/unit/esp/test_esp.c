@@ -45,6 +45,15 @@ static int checks;
 	} while (0)
 
 static struct rte_mempool *pool;
+
+static uint64_t
+t_get64(const void *p)
+{
+	rte_be64_t b;
+
+	memcpy(&b, p, sizeof(b));
+	return rte_be_to_cpu_64(b);
+}
 static struct rte_rcu_qsbr *qs;
 static struct egw_esp_ctx *ctx;
 static char state_dir[64];
@@ -86,8 +95,10 @@ build(const struct t_pkt *t, uint8_t *buf)
 		h->fragment_offset = t->df ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) : 0;
 		h->time_to_live = 64;
 		h->next_proto_id = t->proto;
-		h->src_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 1));
-		h->dst_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, 1, 2));
+		h->src_addr = rte_cpu_to_be_32(
+			((uint32_t)10 << 24 | (uint32_t)0 << 16 | (uint32_t)0 << 8 | (uint32_t)1));
+		h->dst_addr = rte_cpu_to_be_32(
+			((uint32_t)10 << 24 | (uint32_t)0 << 16 | (uint32_t)1 << 8 | (uint32_t)2));
 		h->hdr_checksum = rte_ipv4_cksum(h);
 		l4 = ip + 20;
 	} else {
@@ -460,8 +471,10 @@ kat_esp(const struct esp_kat_esp *v)
 	h->time_to_live = 64;
 	h->next_proto_id = IPPROTO_ESP;
 	h->total_length = rte_cpu_to_be_16((uint16_t)(20 + v->esp_len));
-	h->src_addr = rte_cpu_to_be_32(RTE_IPV4(192, 0, 2, 1));
-	h->dst_addr = rte_cpu_to_be_32(RTE_IPV4(192, 0, 2, 2));
+	h->src_addr = rte_cpu_to_be_32(
+		((uint32_t)192 << 24 | (uint32_t)0 << 16 | (uint32_t)2 << 8 | (uint32_t)1));
+	h->dst_addr = rte_cpu_to_be_32(
+		((uint32_t)192 << 24 | (uint32_t)0 << 16 | (uint32_t)2 << 8 | (uint32_t)2));
 	h->hdr_checksum = rte_ipv4_cksum(h);
 	memcpy(frame + 34, v->esp, v->esp_len);
 	m = mk(frame, 34 + v->esp_len);
@@ -529,12 +542,9 @@ round_trip(const struct t_sa *t, const struct t_pkt *p, const char *what)
 		uint8_t *esp = f + esp_off + (t->natt ? 8 : 0);
 		uint64_t seq = t->seq ? t->seq : 1;
 
-		CHECK(rte_be_to_cpu_32(*(rte_be32_t *)esp) == 0x1000,
-		      "%s: SPI at the IP header end", what);
-		CHECK(rte_be_to_cpu_32(*(rte_be32_t *)(esp + 4)) == (uint32_t)seq, "%s: sequence",
-		      what);
-		CHECK(rte_be_to_cpu_64(*(rte_be64_t *)(esp + 8)) == seq, "%s: IV is the sequence",
-		      what);
+		CHECK(esp_get32(esp) == 0x1000, "%s: SPI at the IP header end", what);
+		CHECK(esp_get32((esp + 4)) == (uint32_t)seq, "%s: sequence", what);
+		CHECK(t_get64(esp + 8) == seq, "%s: IV is the sequence", what);
 		/* no clear inner byte right after the IV */
 		CHECK(memcmp(esp + 16, frame + 14 + (t->mode == EGW_ESP_MODE_TUNNEL ? 0 : esp_off),
 			     8) != 0,
@@ -762,9 +772,9 @@ test_trailer(void)
 		memcpy(f + 6, mac_a, 6);
 		f[12] = 0x08;
 		e = f + 14 + 20;
-		*(rte_be32_t *)e = rte_cpu_to_be_32(0x3000);
-		*(rte_be32_t *)(e + 4) = rte_cpu_to_be_32((uint32_t)seq);
-		*(rte_be64_t *)(e + 8) = rte_cpu_to_be_64(seq);
+		esp_put32(e, 0x3000);
+		esp_put32(e + 4, (uint32_t)seq);
+		esp_put64(e + 8, seq);
 		memcpy(e + 16, inner + 14, ilen);
 		plen = ilen;
 		pad = (4 - ((plen + 2) & 3)) & 3;
@@ -850,7 +860,7 @@ test_seq_limits(void)
 		for (i = 0; i < n; i++) {
 			uint8_t *e = rte_pktmbuf_mtod(o2[i], uint8_t *) + 14 + 20;
 
-			CHECK(rte_be_to_cpu_64(*(rte_be64_t *)(e + 8)) == UINT64_C(0x2fffffffd) + i,
+			CHECK(t_get64(e + 8) == UINT64_C(0x2fffffffd) + i,
 			      "ESN: IV %u is the full 64-bit number", i);
 		}
 		/* out of order across the wrap: 4th, 1st, 6th, 2nd... */
@@ -1012,7 +1022,7 @@ iv_worker(void *arg)
 			uint8_t *e = rte_pktmbuf_mtod(out[i], uint8_t *) + 14 + 20;
 
 			if (n_ivs[w] < IVT_SEGS / 2 + EGW_ESP_MAX_SEGS)
-				ivs[w][n_ivs[w]++] = rte_be_to_cpu_64(*(rte_be64_t *)(e + 8)) << 0;
+				ivs[w][n_ivs[w]++] = t_get64(e + 8) << 0;
 		}
 		rte_pktmbuf_free_bulk(out, res.n_out);
 		rte_rcu_qsbr_quiescent(qs, w);
