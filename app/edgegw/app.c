@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Application bring-up and tear-down after EAL and option parsing: lcore
- * roles, ports, workers, control path, telemetry, pdump.
+ * roles, ports, workers, ESP, control path, telemetry, pdump.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,6 +57,9 @@ egw_app_init(void)
 		rc = egw_rxtok_stage_init();
 	if (rc == 0)
 		rc = egw_ports_init();
+	/* after the rxtokens stage (ESP runs first) and the mbuf pools */
+	if (rc == 0)
+		rc = egw_esp_stage_init();
 	if (rc == 0)
 		rc = egw_workers_launch();
 	if (rc < 0)
@@ -92,6 +95,8 @@ egw_app_fini(void)
 	egw_app_stop();
 	/* consumers give their pages back before the ports go */
 	egw_rxtok_fini();
+	/* contexts and SAs (keys wiped) after the workers stopped */
+	egw_esp_stage_fini();
 	if (egw.pdump) {
 		rte_pdump_uninit();
 		egw.pdump = false;

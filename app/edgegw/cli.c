@@ -5,6 +5,9 @@
  * changes anything; a failing command reports "error: ..." (prefixed with
  * file:line in a command file) and leaves the state as it was.
  */
+/* cmdline_get_rdline() (history of the interactive prompt) is experimental
+ * in DPDK 22.11 */
+#define ALLOW_EXPERIMENTAL_API
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -30,6 +33,24 @@ static int cli_rc;              /* status of the command being run */
 static char cli_where[300];     /* "file:line: " while running a file */
 static struct cmdline *cl_term; /* interactive prompt */
 static struct cmdline *cl_file; /* command files and egw_cli_run_line() */
+static bool cli_secret;         /* the line run carried key material */
+
+void
+egw_cli_secret(void)
+{
+	cli_secret = true;
+}
+
+/* After a line that carried a key: overwrite the stack below the caller,
+ * where rte_cmdline parsed it (two result buffers of
+ * CMDLINE_PARSE_RESULT_BUFSIZE on its stack, which it does not wipe). */
+static __rte_noinline void
+scrub_stack(void)
+{
+	char b[4 * CMDLINE_PARSE_RESULT_BUFSIZE];
+
+	explicit_bzero(b, sizeof(b));
+}
 
 void
 egw_cli_fail(const char *fmt, ...)
@@ -50,7 +71,7 @@ egw_cli_fail(const char *fmt, ...)
 
 const struct egw_cli_help egw_cli_help_table[] = {
 	{"general", "help [<topic>]",
-	 "list commands; topics: general, forwarding, ports, config, rxtokens, all"},
+	 "list commands; topics: general, forwarding, ports, config, rxtokens, esp, all"},
 	{"general", "start", "start forwarding with the selected engine"},
 	{"general", "stop", "stop forwarding: workers finish their burst and sleep"},
 	{"general", "quit", "stop forwarding, print the final statistics and exit"},
@@ -86,11 +107,31 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "wait (default 10 s) until a process attaches to the consumer"},
 	{"rxtokens", "show rxtokens [regions|bindings|consumers]",
 	 "regions (pool use, bookkeeping), bindings, consumers (tokens out, returns, rejects)"},
+	{"esp", "esp state-file <path>",
+	 "file where outbound sequence numbers are persisted ahead of use (needed before "
+	 "outbound SAs)"},
+	{"esp",
+	 "esp sa add <spi> out|in aead aes-128-gcm|aes-256-gcm|chacha20-poly1305 key <hex> mode "
+	 "transport|tunnel [src <addr> dst <addr>] [esn on|off] [window <n>] [natt [sport <port>] "
+	 "[dport <port>]] [mtu <n>] [ttl <n>] [seq <n>] [lifetime packets <soft> <hard>] "
+	 "[lifetime bytes <soft> <hard>]",
+	 "add a security association; key is key + 4-byte salt in hex"},
+	{"esp", "esp sa del <spi> [in|out]",
+	 "delete an SA (the direction is needed only when both exist)"},
+	{"esp",
+	 "esp policy add out|in [pos <n>] src <prefix> dst <prefix> [proto "
+	 "tcp|udp|icmp|icmp6|<0-254>|any] protect <spi>|bypass|discard",
+	 "add a security policy rule (first match wins) at position n (default: last)"},
+	{"esp", "esp policy del out|in <id>", "delete a policy rule by its id"},
+	{"esp", "show esp sa [detail]",
+	 "SAs: SPI, direction, mode, AEAD, endpoints, packets, bytes, drops (never the key)"},
+	{"esp", "show esp policy", "policy rules of each direction in order, with id and hits"},
+	{"esp", "show esp stats", "ESP totals of the workers and drops by reason"},
 	{NULL, NULL, NULL},
 };
 
-static const char *const help_topics[] = {"general", "forwarding", "ports",
-					  "config",  "rxtokens",   NULL};
+static const char *const help_topics[] = {"general",  "forwarding", "ports", "config",
+					  "rxtokens", "esp",        NULL};
 
 static void
 help_print(const char *topic)
@@ -144,7 +185,7 @@ cmd_help(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 
 	if (topic == NULL) {
 		printf("Commands (help <topic> for one group; topics: general, forwarding, ports, "
-		       "config, rxtokens, all):\n");
+		       "config, rxtokens, esp, all):\n");
 		help_print(NULL);
 		return;
 	}
@@ -159,7 +200,7 @@ cmd_help(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 		}
 	}
 	egw_cli_fail("help: unknown topic '%s' (topics: general, forwarding, ports, config, "
-		     "rxtokens, all)",
+		     "rxtokens, esp, all)",
 		     topic);
 }
 
@@ -352,6 +393,9 @@ INST(i_port_role, cmd_port_role, NULL, "port role <N> access|uplink|none", (void
 extern cmdline_parse_inst_t egw_cli_rxtok;
 extern cmdline_parse_inst_t egw_cli_show_rxtok;
 extern cmdline_parse_inst_t egw_cli_show_rxtok_what;
+extern cmdline_parse_inst_t egw_cli_esp;
+extern cmdline_parse_inst_t egw_cli_show_esp;
+extern cmdline_parse_inst_t egw_cli_show_esp_what;
 
 static cmdline_parse_ctx_t cli_ctx[] = {
 	&i_help,
@@ -370,6 +414,9 @@ static cmdline_parse_ctx_t cli_ctx[] = {
 	&egw_cli_rxtok,
 	&egw_cli_show_rxtok,
 	&egw_cli_show_rxtok_what,
+	&egw_cli_esp,
+	&egw_cli_show_esp,
+	&egw_cli_show_esp_what,
 	NULL,
 };
 
@@ -423,7 +470,12 @@ cli_exec(struct cmdline *cl, const char *line)
 	buf[len] = '\n';
 	buf[len + 1] = '\0';
 	cli_rc = 0;
+	cli_secret = false;
 	rc = cmdline_parse(cl, buf);
+	/* a line may carry a key (esp sa add): no copy outlives the call */
+	explicit_bzero(buf, sizeof(buf));
+	if (cli_secret)
+		scrub_stack();
 	fflush(stdout);
 	if (rc >= 0)
 		return cli_rc;
@@ -457,7 +509,7 @@ egw_cli_run_line(const char *line)
 int
 egw_cli_run_file(const char *path)
 {
-	char line[1024];
+	char line[1024], iobuf[BUFSIZ];
 	unsigned int lineno = 0;
 	FILE *f;
 	int rc = 0;
@@ -467,6 +519,8 @@ egw_cli_run_file(const char *path)
 		fprintf(stderr, "error: --cmdline-file %s: %s\n", path, strerror(errno));
 		return -errno;
 	}
+	/* our buffer, wiped at the end: the file may hold keys (esp sa add) */
+	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
 	while (fgets(line, sizeof(line), f) != NULL) {
 		size_t n = strlen(line);
 		const char *p = line;
@@ -486,6 +540,7 @@ egw_cli_run_file(const char *path)
 		if (*p == '\0' || *p == '#')
 			continue;
 		rc = egw_cli_run_line(p);
+		explicit_bzero(line, sizeof(line)); /* keys (esp sa add) */
 		if (rc != 0 || __atomic_load_n(&egw.quit, __ATOMIC_RELAXED))
 			break;
 	}
@@ -495,6 +550,8 @@ egw_cli_run_file(const char *path)
 	}
 	cli_where[0] = '\0';
 	fclose(f);
+	explicit_bzero(iobuf, sizeof(iobuf));
+	explicit_bzero(line, sizeof(line));
 	return rc;
 }
 
@@ -515,6 +572,7 @@ egw_cli_interactive_poll(int timeout_ms)
 	struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
 	char buf[256];
 	ssize_t n;
+	int rc;
 
 	if (poll(&pfd, 1, timeout_ms) <= 0)
 		return 0;
@@ -522,7 +580,15 @@ egw_cli_interactive_poll(int timeout_ms)
 	if (n <= 0)
 		return 1;
 	cli_rc = 0;
-	if (cmdline_in(cl_term, buf, (int)n) < 0)
+	cli_secret = false;
+	rc = cmdline_in(cl_term, buf, (int)n);
+	explicit_bzero(buf, sizeof(buf));
+	/* a line that carried a key leaves the history (up-arrow) */
+	if (cli_secret) {
+		rdline_clear_history(cmdline_get_rdline(cl_term));
+		scrub_stack();
+	}
+	if (rc < 0)
 		return 1;
 	fflush(stdout);
 	return __atomic_load_n(&egw.quit, __ATOMIC_RELAXED) ? 1 : 0;

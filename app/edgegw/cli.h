@@ -16,4 +16,8 @@ extern const struct egw_cli_help egw_cli_help_table[];
  *  set the status the line returns. */
 void egw_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/** The command being run carried key material: the interactive prompt
+ *  drops its history after the line. */
+void egw_cli_secret(void);
+
 #endif /* EGW_CLI_H */

@@ -2,8 +2,9 @@
 /*
  * Control path: drains the per-worker SPSC rings in arrival order and hands
  * each frame to the handler of its class (the PPPoE and ARP handlers plug in
- * here). Runs on the main lcore between command-line polls, or on its own
- * lcore with --control-lcore; it sleeps when idle.
+ * here), and runs the services of lib/rxtokens and lib/esp. Runs on the main
+ * lcore between command-line polls, or on its own lcore with
+ * --control-lcore; it sleeps when idle.
  */
 #include <errno.h>
 
@@ -57,6 +58,11 @@ egw_control_poll(void)
 	 * has one owner */
 	rte_spinlock_lock(&egw.ctrl_lock);
 	total += egw_rxtok_service();
+	/* ESP: sequence numbers persisted ahead of use, lifetimes, frees
+	 * after grace periods; the SA and policy tables have this one writer
+	 * at a time with the esp commands */
+	if (egw.esp)
+		total += egw_esp_service();
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	return total;
 }

@@ -18,6 +18,7 @@
 #include <rte_spinlock.h>
 #include <rte_ring.h>
 
+#include "egw_esp.h"
 #include "egw_eth.h"
 #include "options.h"
 
@@ -35,6 +36,10 @@ enum egw_drop {
 	EGW_DROP_MAX
 };
 
+/** lib/esp drop reason r is application reason EGW_DROP_ESP_FIRST + r: drop.def
+ *  lists the library's reasons last, in its order (stage_esp.c checks each). */
+#define EGW_DROP_ESP_FIRST (EGW_DROP_MAX - EGW_ESP_DROP_MAX)
+
 extern const char *const egw_drop_names[EGW_DROP_MAX];
 
 /*
@@ -46,10 +51,16 @@ extern const char *const egw_drop_names[EGW_DROP_MAX];
 #define EGW_CNT_ADD(c, v) __atomic_store_n(&(c), (c) + (v), __ATOMIC_RELAXED)
 #define EGW_CNT_READ(c) __atomic_load_n(&(c), __ATOMIC_RELAXED)
 
-/** Fate of every frame received on one (port, queue); owned by its worker. */
+/**
+ * Fate of every frame received on one (port, queue); owned by its worker.
+ * rx + created = tx + delivered + queued + sum(drop).
+ */
 struct egw_qstats {
 	uint64_t rx;
 	uint64_t rx_bytes;
+	/** frames made from the received ones beyond one each (ESP segments and
+	 *  fragments) and frames made in reply (ICMP too-big) */
+	uint64_t created;
 	uint64_t tx; /**< frames of this queue transmitted (on any port) */
 	uint64_t tx_bytes;
 	uint64_t delivered; /**< handed to a local consumer */
@@ -120,6 +131,7 @@ struct egw_burst {
 	uint64_t tx_ports; /**< bitmask of ports with frames in w->tx[] */
 	uint16_t nb_ctrl;
 	uint32_t delivered;
+	uint32_t created; /**< see egw_qstats.created */
 	uint32_t drop[EGW_DROP_MAX];
 	struct rte_mbuf *ctrl[EGW_MAX_BURST];
 };
@@ -139,7 +151,8 @@ struct egw_worker {
 	struct egw_lstats stats;
 	struct egw_burst burst;
 	struct egw_txbuf tx[RTE_MAX_ETHPORTS];
-	void *engine_priv; /**< per-worker state of the running engine */
+	void *engine_priv;                /**< per-worker state of the running engine */
+	struct egw_esp_stage_worker *esp; /**< ESP context and scratch (stage_esp.c) */
 } __rte_cache_aligned;
 
 /** Control lcore: drains the workers' rings. */
@@ -173,6 +186,7 @@ struct egw_app {
 	 * taken by workers. Uncontended when control runs on the main lcore. */
 	rte_spinlock_t ctrl_lock;
 	bool launched; /**< worker (and control) lcores launched */
+	bool esp;      /**< lib/esp initialised (stage_esp.c); written under ctrl_lock */
 	bool pdump;
 };
 
@@ -200,6 +214,7 @@ void egw_workers_join(void);
 int egw_fwd_start(char *err, size_t errlen);
 int egw_fwd_stop(void);
 void egw_burst_flush(struct egw_burst *b);
+void egw_txbuf_flush(struct egw_burst *b, uint16_t port);
 
 /* control.c */
 int egw_control_init(void);
@@ -225,6 +240,15 @@ int egw_telemetry_init(void);
 
 /* stage_rxtok.c */
 int egw_rxtok_stage_init(void);
+
+/* stage_esp.c */
+int egw_esp_stage_init(void);
+void egw_esp_stage_fini(void);
+void egw_esp_stage_update(void);
+/** Context of a worker (NULL without ESP); read under ctrl_lock. */
+const struct egw_esp_ctx *egw_esp_stage_ctx(uint16_t worker);
+void egw_esp_stage_show_config(FILE *f);
+void egw_esp_stage_json(FILE *f);
 
 /* cli.c */
 int egw_cli_run_file(const char *path);

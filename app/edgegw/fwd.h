@@ -50,12 +50,18 @@ const struct egw_fwd_engine *egw_fwd_find(const char *name);
  */
 int egw_fwd_select(const char *spec, char *err, size_t errlen);
 
-/** Queue m for transmission on port; sent when the burst is flushed. */
+/**
+ * Queue m for transmission on port; sent when the burst is flushed. A burst
+ * may send more than EGW_MAX_BURST frames to one port (ESP turns one frame
+ * into many): a full buffer is transmitted at once.
+ */
 static inline void
 egw_out_tx(struct egw_burst *b, uint16_t port, struct rte_mbuf *m)
 {
 	struct egw_txbuf *t = &b->w->tx[port];
 
+	if (t->n == EGW_MAX_BURST)
+		egw_txbuf_flush(b, port);
 	t->pkts[t->n++] = m;
 	t->bytes += m->pkt_len;
 	b->tx_ports |= UINT64_C(1) << port;

@@ -30,6 +30,7 @@ qstats_add(struct egw_qstats *acc, struct egw_qstats *q)
 
 	acc->rx += EGW_CNT_READ(q->rx);
 	acc->rx_bytes += EGW_CNT_READ(q->rx_bytes);
+	acc->created += EGW_CNT_READ(q->created);
 	acc->tx += EGW_CNT_READ(q->tx);
 	acc->tx_bytes += EGW_CNT_READ(q->tx_bytes);
 	acc->delivered += EGW_CNT_READ(q->delivered);
@@ -45,6 +46,7 @@ qstats_sub(struct egw_qstats *a, const struct egw_qstats *z)
 
 	a->rx -= z->rx;
 	a->rx_bytes -= z->rx_bytes;
+	a->created -= z->created;
 	a->tx -= z->tx;
 	a->tx_bytes -= z->tx_bytes;
 	a->delivered -= z->delivered;
@@ -95,7 +97,7 @@ egw_total_rx(void)
 bool
 egw_stats_identity_ok(uint16_t port __rte_unused, const struct egw_qstats *s)
 {
-	return s->rx == s->tx + s->delivered + s->queued + drops_total(s);
+	return s->rx + s->created == s->tx + s->delivered + s->queued + drops_total(s);
 }
 
 static uint64_t
@@ -203,9 +205,9 @@ print_fwd(FILE *f, const char *indent, const struct egw_qstats *s)
 	unsigned int r;
 
 	fprintf(f,
-		"%sRX-packets: %-12" PRIu64 " TX-packets: %-12" PRIu64 " Delivered: %-8" PRIu64
-		" Queued: %-8" PRIu64 " Dropped: %" PRIu64 "\n",
-		indent, s->rx, s->tx, s->delivered, s->queued, drops_total(s));
+		"%sRX-packets: %-12" PRIu64 " Created: %-8" PRIu64 " TX-packets: %-12" PRIu64
+		" Delivered: %-8" PRIu64 " Queued: %-8" PRIu64 " Dropped: %" PRIu64 "\n",
+		indent, s->rx, s->created, s->tx, s->delivered, s->queued, drops_total(s));
 	for (r = 0; r < EGW_DROP_MAX; r++)
 		if (s->drop[r] != 0)
 			fprintf(f, "%s  drop %-16s %" PRIu64 "\n", indent, egw_drop_names[r],
@@ -311,6 +313,7 @@ egw_show_config(FILE *f)
 			fprintf(f, " port %u/rxq %u", w->rxq[k].port, w->rxq[k].queue);
 		fprintf(f, "%s\n", w->nb_rxq == 0 ? " (no RX queue)" : "");
 	}
+	egw_esp_stage_show_config(f);
 }
 
 static void
@@ -319,10 +322,11 @@ json_fwd(FILE *f, const struct egw_qstats *s)
 	unsigned int r;
 
 	fprintf(f,
-		"\"rx\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx\": %" PRIu64
-		", \"tx_bytes\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"queued\": %" PRIu64
-		", \"dropped\": %" PRIu64 ", \"drops\": {",
-		s->rx, s->rx_bytes, s->tx, s->tx_bytes, s->delivered, s->queued, drops_total(s));
+		"\"rx\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"created\": %" PRIu64
+		", \"tx\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"delivered\": %" PRIu64
+		", \"queued\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"drops\": {",
+		s->rx, s->rx_bytes, s->created, s->tx, s->tx_bytes, s->delivered, s->queued,
+		drops_total(s));
 	for (r = 0; r < EGW_DROP_MAX; r++)
 		fprintf(f, "%s\"%s\": %" PRIu64, r ? ", " : "", egw_drop_names[r], s->drop[r]);
 	fprintf(f, "}");
@@ -404,6 +408,8 @@ egw_stats_json(const char *path)
 			EGW_CNT_READ(egw.ctrl.drop[r]));
 	fprintf(f, "}},\n  \"rxtokens\": ");
 	egw_rxtok_json(f);
+	fprintf(f, ",\n  \"esp\": ");
+	egw_esp_stage_json(f);
 	fprintf(f, "\n}\n");
 	if (fclose(f) != 0) {
 		fprintf(stderr, "error: --stats-json %s: %s\n", path, strerror(errno));
@@ -429,8 +435,8 @@ egw_stats_print_final(FILE *f)
 		print_fwd(f, "", &s);
 		if (!egw_stats_identity_ok(pid, &s))
 			fprintf(f,
-				"  port %u: ACCOUNTING MISMATCH: rx != tx + delivered + queued + "
-				"dropped\n",
+				"  port %u: ACCOUNTING MISMATCH: rx + created != tx + delivered + "
+				"queued + dropped\n",
 				pid);
 	}
 }

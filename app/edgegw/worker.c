@@ -85,6 +85,51 @@ workers_assign(void)
 	return 0;
 }
 
+/* Transmit port's buffered frames; refused ones are freed as tx_full.
+ * Returns the number sent, their bytes in *bytes. */
+static inline uint16_t
+txbuf_send(struct egw_burst *b, uint16_t port, uint64_t *bytes)
+{
+	struct egw_worker *w = b->w;
+	struct egw_txbuf *t = &w->tx[port];
+	uint16_t sent;
+
+	sent = rte_eth_tx_burst(port, w->idx, t->pkts, t->n);
+	if (unlikely(sent < t->n)) {
+		uint16_t i;
+
+		for (i = sent; i < t->n; i++)
+			t->bytes -= t->pkts[i]->pkt_len;
+		b->drop[EGW_DROP_TX_FULL] += t->n - sent;
+		rte_pktmbuf_free_bulk(&t->pkts[sent], t->n - sent);
+	}
+	*bytes = t->bytes;
+	EGW_CNT_ADD(w->stats.tx_out[port], sent);
+	t->n = 0;
+	t->bytes = 0;
+	return sent;
+}
+
+/* A port's buffer filled up within a burst (egw_out_tx): send it now. The
+ * port's bit in b->tx_ports stays set for the frames that follow. The
+ * frames created so far are counted first, so that a reader never sees
+ * more sent than received and created. */
+__rte_noinline void
+egw_txbuf_flush(struct egw_burst *b, uint16_t port)
+{
+	struct egw_qstats *qs = b->qs;
+	uint64_t bytes;
+	uint16_t sent;
+
+	if (b->created != 0) {
+		EGW_CNT_ADD(qs->created, b->created);
+		b->created = 0;
+	}
+	sent = txbuf_send(b, port, &bytes);
+	EGW_CNT_ADD(qs->tx, sent);
+	EGW_CNT_ADD(qs->tx_bytes, bytes);
+}
+
 void
 egw_burst_flush(struct egw_burst *b)
 {
@@ -96,24 +141,11 @@ egw_burst_flush(struct egw_burst *b)
 
 	while (mask != 0) {
 		uint16_t port = (uint16_t)__builtin_ctzll(mask);
-		struct egw_txbuf *t = &w->tx[port];
-		uint16_t sent;
+		uint64_t bytes;
 
 		mask &= mask - 1;
-		sent = rte_eth_tx_burst(port, w->idx, t->pkts, t->n);
-		if (unlikely(sent < t->n)) {
-			uint16_t i;
-
-			for (i = sent; i < t->n; i++)
-				t->bytes -= t->pkts[i]->pkt_len;
-			b->drop[EGW_DROP_TX_FULL] += t->n - sent;
-			rte_pktmbuf_free_bulk(&t->pkts[sent], t->n - sent);
-		}
-		tx += sent;
-		tx_bytes += t->bytes;
-		EGW_CNT_ADD(w->stats.tx_out[port], sent);
-		t->n = 0;
-		t->bytes = 0;
+		tx += txbuf_send(b, port, &bytes);
+		tx_bytes += bytes;
 	}
 	b->tx_ports = 0;
 
@@ -136,6 +168,10 @@ egw_burst_flush(struct egw_burst *b)
 	if (b->delivered != 0) {
 		EGW_CNT_ADD(qs->delivered, b->delivered);
 		b->delivered = 0;
+	}
+	if (b->created != 0) {
+		EGW_CNT_ADD(qs->created, b->created);
+		b->created = 0;
 	}
 	for (r = 0; r < EGW_DROP_MAX; r++) {
 		if (b->drop[r] != 0) {

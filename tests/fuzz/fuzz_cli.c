@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for the command language (app/edgegw/cli.c,
- * cli_rxtok.c and what the commands call), against a live application on
+ * cli_rxtok.c, cli_esp.c and what the commands call), against a live application on
  * two net_null ports with one worker lcore, as tests/unit/app/test_cli.c
  * brings it up. EAL: no hugepages, no PCI, no shared files, no telemetry
  * socket.
@@ -12,8 +12,9 @@
  * Checked, for each line:
  *  - no crash, no ASan or UBSan report; the status is 0 or a negative errno;
  *  - a line that fails changes nothing: the engine, the port roles, whether
- *    forwarding runs, the rxtokens regions, bindings and consumers, and the
- *    listening socket are as before (cli.c: "a failing command ... leaves
+ *    forwarding runs, the rxtokens regions, bindings and consumers, the
+ *    listening socket, the ESP SAs and policies and the ESP state file are
+ *    as before (cli.c: "a failing command ... leaves
  *    the state as it was");
  *  - only 'quit' sets egw.quit (reset after it).
  * Forwarding started by a line is stopped after the next line (so that
@@ -25,8 +26,8 @@
  *    (LLVMFuzzerInitialize makes relative paths among libFuzzer's arguments
  *    absolute first, and sends crash artifacts to the directory it was
  *    started in unless -artifact_prefix says otherwise). A line that names
- *    a file to write or a socket to create ('dump', 'listen') or to read
- *    ('replay') is skipped if it contains a '/' or a "-" word (stdin for
+ *    a file to write or a socket to create ('dump', 'listen', 'state-file')
+ *    or to read ('replay') is skipped if it contains a '/' or a "-" word (stdin for
  *    libpcap), so every file lands in that directory; the directory is
  *    emptied after each input that had such a line (seed.pcap, a 3-frame
  *    capture for 'set fwd replay', is written again) and removed at exit
@@ -43,7 +44,8 @@
  *    so at most two such regions).
  *  - time: 'rxtokens wait' on an external consumer waits for a process that
  *    never comes (1 s at least): such a line is skipped.
- * The engine, the port roles and egw.quit are reset after each input; the
+ * The engine, the port roles, the ESP SAs and policies and egw.quit are
+ * reset after each input (the ESP state file stays set); the
  * replay engine's loaded capture and bound regions are state that carries
  * over (a crash found after them may need the inputs before it).
  */
@@ -352,7 +354,8 @@ line_allowed(const char *line, bool *files)
 	unsigned int i;
 
 	split_words(line, &ws);
-	if (has_word(&ws, "replay") || has_word(&ws, "listen") || has_word(&ws, "dump")) {
+	if (has_word(&ws, "replay") || has_word(&ws, "listen") || has_word(&ws, "dump") ||
+	    has_word(&ws, "state-file")) {
 		if (strchr(line, '/') != NULL || has_word(&ws, "-"))
 			return false;
 		*files = true;
@@ -390,7 +393,37 @@ struct snap {
 	uint32_t hi;
 	uint64_t consumers_sum; /* of the consumers' addresses and slots */
 	int listen_fd;
+	unsigned int esp_sa[2], esp_policies;
+	uint64_t esp_sum; /* of the SAs' settings and the policies */
+	const char *esp_state;
 };
+
+static void
+esp_mix(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * 0x100000001b3ull;
+}
+
+static int
+esp_snap_sa(const struct egw_esp_sa_info *in, void *arg)
+{
+	esp_mix(arg, &in->conf, sizeof(in->conf));
+	return 0;
+}
+
+static int
+esp_snap_policy(const struct egw_esp_policy *p, uint64_t hits __rte_unused, void *arg)
+{
+	struct snap *s = arg;
+
+	s->esp_policies++;
+	esp_mix(&s->esp_sum, p, sizeof(*p));
+	return 0;
+}
 
 static void
 snap_take(struct snap *s)
@@ -414,6 +447,13 @@ snap_take(struct snap *s)
 	for (i = 0; i < rxtok.hi; i++)
 		s->consumers_sum += (uint64_t)(uintptr_t)rxtok.consumers[i] * (i + 1);
 	s->listen_fd = rxtok.listen_fd;
+	s->esp_sa[0] = egw_esp_sa_count(EGW_ESP_DIR_OUT);
+	s->esp_sa[1] = egw_esp_sa_count(EGW_ESP_DIR_IN);
+	s->esp_sum = 0xcbf29ce484222325ull;
+	egw_esp_sa_walk(esp_snap_sa, &s->esp_sum);
+	egw_esp_policy_walk(EGW_ESP_DIR_OUT, esp_snap_policy, s);
+	egw_esp_policy_walk(EGW_ESP_DIR_IN, esp_snap_policy, s);
+	s->esp_state = egw_esp_state_path();
 }
 
 static void
@@ -439,10 +479,52 @@ snap_check(const struct snap *a, const struct snap *b, const char *line, int rc)
 	SAME(hi, "the consumer table");
 	SAME(consumers_sum, "the consumers");
 	SAME(listen_fd, "the listening socket");
+	SAME(esp_sa[0], "the outbound SAs");
+	SAME(esp_sa[1], "the inbound SAs");
+	SAME(esp_policies, "the ESP policies");
+	SAME(esp_sum, "an SA or a policy");
+	FUZZ_ASSERT((a->esp_state == NULL) == (b->esp_state == NULL) &&
+			    (a->esp_state == NULL || strcmp(a->esp_state, b->esp_state) == 0),
+		    "line '%.100s' failed (%d) but changed the ESP state file", line, rc);
 #undef SAME
 }
 
 /* ---- the input -------------------------------------------------------------- */
+
+static int
+esp_first_policy(const struct egw_esp_policy *p, uint64_t hits __rte_unused, void *arg)
+{
+	*(uint32_t *)arg = p->id;
+	return 1;
+}
+
+static int
+esp_first_sa(const struct egw_esp_sa_info *in, void *arg)
+{
+	struct egw_esp_sa_conf *c = arg;
+
+	c->spi = in->conf.spi;
+	c->dir = in->conf.dir;
+	return 1;
+}
+
+/* Delete every ESP policy, then every SA. */
+static void
+esp_reset(void)
+{
+	struct egw_esp_sa_conf c;
+	enum egw_esp_dir d;
+	char err[256];
+	uint32_t id;
+
+	for (d = EGW_ESP_DIR_OUT; d <= EGW_ESP_DIR_IN; d++)
+		while (egw_esp_policy_walk(d, esp_first_policy, &id) != 0)
+			FUZZ_ASSERT(egw_esp_policy_del(d, id) == 0, "ESP policy %u: delete", id);
+	while (egw_esp_sa_walk(esp_first_sa, &c) != 0)
+		FUZZ_ASSERT(egw_esp_sa_del(c.spi, c.dir, err, sizeof(err)) == 0,
+			    "ESP SA 0x%x: delete: %s", c.spi, err);
+	egw_esp_stage_update();
+}
 
 static void
 reset(bool files)
@@ -461,6 +543,8 @@ reset(bool files)
 		if (r != NULL && r->n_bindings == 0)
 			FUZZ_ASSERT(egw_rxtok_region_destroy(r) == 0, "region %u: destroy", i);
 	}
+	if (egw.esp)
+		esp_reset();
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	FUZZ_ASSERT(egw_fwd_select("io", err, sizeof(err)) == 0, "set fwd io: %s", err);
 	for (i = 0; i < RTE_MAX_ETHPORTS; i++)

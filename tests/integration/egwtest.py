@@ -154,25 +154,30 @@ def load_json(c, path):
 
 
 def qstats_identity(s):
+    """rx + created = tx + delivered + queued + sum(drops) (created: frames
+    made beyond one per received frame, ESP segments and fragments, and
+    ICMP errors sent in reply)."""
     drops = sum(s["drops"].values())
-    return s["rx"] == s["tx"] + s["delivered"] + s["queued"] + drops, drops
+    return s["rx"] + s["created"] == s["tx"] + s["delivered"] + s["queued"] + drops, drops
 
 
 def check_identity(c, js):
-    """rx = tx + delivered + queued + sum(drops) for every port and queue;
-    identity_ok true; dropped equals the sum of the drops."""
+    """rx + created = tx + delivered + queued + sum(drops) for every port and
+    queue; identity_ok true; dropped equals the sum of the drops."""
     for p in js["ports"]:
         ok, drops = qstats_identity(p)
-        c.check(ok, "port %d identity rx = tx + delivered + queued + drops" % p["port"],
-                "%d = %d + %d + %d + %d" % (p["rx"], p["tx"], p["delivered"], p["queued"], drops))
+        c.check(ok, "port %d identity rx + created = tx + delivered + queued + drops" %
+                p["port"],
+                "%d + %d = %d + %d + %d + %d" % (p["rx"], p["created"], p["tx"], p["delivered"],
+                                                 p["queued"], drops))
         c.eq(p["identity_ok"], True, "port %d identity_ok" % p["port"])
         c.eq(p["dropped"], drops, "port %d dropped = sum of drops by reason" % p["port"])
-        qsum = {k: 0 for k in ("rx", "tx", "delivered", "queued")}
+        qsum = {k: 0 for k in ("rx", "created", "tx", "delivered", "queued")}
         for q in p["queues"]:
             ok, drops = qstats_identity(q)
             c.check(ok, "port %d queue %d identity" % (p["port"], q["queue"]),
-                    "%d = %d + %d + %d + %d" % (q["rx"], q["tx"], q["delivered"], q["queued"],
-                                                drops))
+                    "%d + %d = %d + %d + %d + %d" % (q["rx"], q["created"], q["tx"],
+                                                     q["delivered"], q["queued"], drops))
             for k in qsum:
                 qsum[k] += q[k]
         for k in qsum:

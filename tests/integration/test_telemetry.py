@@ -8,9 +8,9 @@ counter has a known, mostly non-zero value without knowing the port MACs:
 broadcast IPv4 is forwarded, an unknown ethertype drops as unhandled, a
 10-byte frame drops as bad_frame, broadcast ARP is queued to control.
 The test speaks the v2 protocol (AF_UNIX SOCK_SEQPACKET: a JSON banner, then
-one JSON reply per command) and checks /edgegw/stats, /edgegw/port,<N> and
-/edgegw/config against what it fed in, against ethdev's own telemetry, and
-against --stats-json at exit.
+one JSON reply per command) and checks /edgegw/stats, /edgegw/port,<N>,
+/edgegw/config and /edgegw/esp against what it fed in, against ethdev's own
+telemetry, and against --stats-json at exit.
 
 usage: test_telemetry.py EDGEGW
 """
@@ -103,7 +103,7 @@ def main():
         c.check("version" in tel.banner, "banner has a version")
 
         cmds = tel.query("/").get("/", [])
-        for want in ("/edgegw/stats", "/edgegw/port", "/edgegw/config"):
+        for want in ("/edgegw/stats", "/edgegw/port", "/edgegw/config", "/edgegw/esp"):
             c.check(want in cmds, "'/' lists %s" % want)
 
         st = {}
@@ -124,9 +124,9 @@ def main():
             c.eq(p.get("queued"), mix["queued"], "port%d queued (ARP to control)" % pid)
             c.eq(p.get("dropped"), mix["unhandled"] + mix["bad_frame"], "port%d dropped" % pid)
             c.eq(p.get("rx_bytes"), sum(map(len, inputs[pid])), "port%d rx_bytes" % pid)
-            c.check(p.get("rx") == p.get("tx", 0) + p.get("delivered", 0) + p.get("queued", 0) +
-                    p.get("dropped", 0), "port%d identity rx = tx + delivered + queued + dropped" %
-                    pid)
+            c.check(p.get("rx", 0) + p.get("created", -1) == p.get("tx", 0) +
+                    p.get("delivered", 0) + p.get("queued", 0) + p.get("dropped", 0),
+                    "port%d identity rx + created = tx + delivered + queued + dropped" % pid)
 
         for pid in MIX:
             one = tel.query("/edgegw/port,%d" % pid).get("/edgegw/port") or {}
@@ -151,6 +151,14 @@ def main():
         c.eq(cfg.get("burst"), 32, "config burst (default)")
         c.eq(cfg.get("port0_role"), "access", "config port0_role")
         c.eq(cfg.get("port1_role"), "uplink", "config port1_role")
+        esp = tel.query("/edgegw/esp").get("/edgegw/esp") or {}
+        print("  /edgegw/esp: %s" % esp)
+        c.eq(esp.get("available"), 1, "/edgegw/esp: ESP available")
+        c.eq((esp.get("sa_out"), esp.get("sa_in"), esp.get("policy_out"), esp.get("policy_in")),
+             (0, 0, 0, 0), "/edgegw/esp: no SA, no policy")
+        c.check(all(esp.get(k) == 0 for k in ("out_packets", "in_packets", "esp_replay",
+                                               "esp_bad_icv")),
+                "/edgegw/esp: totals and drop reasons, all 0")
         c.check(e.alive(), "edgegw still running after the queries")
     finally:
         if tel is not None:

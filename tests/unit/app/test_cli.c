@@ -4,7 +4,9 @@
  * each line's status, and that a failing line changes nothing.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <pcap/pcap.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,306 @@ check_identity(void)
 		egw_qstats_sum(pid, &s);
 		CHECK(egw_stats_identity_ok(pid, &s), "port %u: accounting identity", pid);
 	}
+}
+
+/* ---- esp commands ---------------------------------------------------------- */
+
+static int
+first_policy(const struct egw_esp_policy *p, uint64_t hits __rte_unused, void *arg)
+{
+	*(uint32_t *)arg = p->id;
+	return 1;
+}
+
+/* What the esp commands can change: the SAs (SPI, direction, mode, AEAD,
+ * endpoints, options) and the policies (id, position, match, action). */
+struct esp_snap {
+	unsigned int n_out, n_in, n_pol;
+	uint64_t sum;
+	char state[256];
+};
+
+static void
+mix(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * 0x100000001b3ull;
+}
+
+static int
+snap_sa(const struct egw_esp_sa_info *in, void *arg)
+{
+	struct esp_snap *s = arg;
+
+	mix(&s->sum, &in->conf, sizeof(in->conf));
+	return 0;
+}
+
+static int
+snap_policy(const struct egw_esp_policy *p, uint64_t hits __rte_unused, void *arg)
+{
+	struct esp_snap *s = arg;
+
+	s->n_pol++;
+	mix(&s->sum, p, sizeof(*p));
+	return 0;
+}
+
+static void
+esp_snap_take(struct esp_snap *s)
+{
+	const char *path = egw_esp_state_path();
+
+	memset(s, 0, sizeof(*s));
+	s->sum = 0xcbf29ce484222325ull;
+	s->n_out = egw_esp_sa_count(EGW_ESP_DIR_OUT);
+	s->n_in = egw_esp_sa_count(EGW_ESP_DIR_IN);
+	egw_esp_sa_walk(snap_sa, s);
+	egw_esp_policy_walk(EGW_ESP_DIR_OUT, snap_policy, s);
+	egw_esp_policy_walk(EGW_ESP_DIR_IN, snap_policy, s);
+	snprintf(s->state, sizeof(s->state), "%s", path != NULL ? path : "");
+}
+
+static bool
+esp_snap_same(const struct esp_snap *a, const struct esp_snap *b)
+{
+	return a->n_out == b->n_out && a->n_in == b->n_in && a->n_pol == b->n_pol &&
+	       a->sum == b->sum && strcmp(a->state, b->state) == 0;
+}
+
+/* A bad esp line: fails, and every SA, policy and the state file are as
+ * before. */
+#define ESP_BAD(line)                                                                 \
+	do {                                                                          \
+		struct esp_snap b0_, b1_;                                             \
+		esp_snap_take(&b0_);                                                  \
+		CHECK(run(line) < 0, "'%s' should fail", line);                       \
+		esp_snap_take(&b1_);                                                  \
+		CHECK(esp_snap_same(&b0_, &b1_), "'%s' changed the ESP state", line); \
+	} while (0)
+
+#define K16 "000102030405060708090a0b0c0d0e0f"
+#define SALT "a0a1a2a3"
+#define KEY128 K16 SALT     /* 20 bytes: aes-128-gcm */
+#define KEY256 K16 K16 SALT /* 36 bytes: aes-256-gcm, chacha20-poly1305 */
+#define TUN4 " mode tunnel src 192.0.2.1 dst 198.51.100.1"
+
+static int
+find_policy(const struct egw_esp_policy *p, uint64_t hits __rte_unused, void *arg)
+{
+	uint32_t *id = arg;
+
+	if (p->action == EGW_ESP_PROTECT && p->spi == 0x100) {
+		*id = p->id;
+		return 1;
+	}
+	return 0;
+}
+
+static void
+test_esp(void)
+{
+	char dir[] = "/tmp/egw_test_cli_esp_XXXXXX", line[512], state[64];
+	struct egw_esp_sa_info info;
+	uint32_t id = 0;
+	unsigned int i;
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(state, sizeof(state), "%s/state", dir);
+	OK("help esp");
+	OK("show esp sa");
+	OK("show esp policy");
+	OK("show esp stats");
+	BAD("show esp");
+	BAD("show esp nonsense");
+	BAD("show esp sa details");
+	BAD("show esp policy extra");
+	CHECK(egw_esp_sa_count(EGW_ESP_DIR_OUT) == 0 && egw_esp_sa_count(EGW_ESP_DIR_IN) == 0,
+	      "no SA at start");
+
+	/* outbound SAs need a state file */
+	ESP_BAD("esp sa add 0x100 out aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp state-file");
+	ESP_BAD("esp state-file /nonexistent-dir/x/state");
+	snprintf(line, sizeof(line), "esp state-file %s", state);
+	OK(line);
+	CHECK(egw_esp_state_path() != NULL && strcmp(egw_esp_state_path(), state) == 0,
+	      "state file set");
+
+	/* good SAs */
+	OK("esp sa add 0x100 out aead aes-128-gcm key 0x" KEY128 TUN4 " esn on mtu 1400 ttl 32");
+	OK("esp sa add 256 in aead aes-128-gcm key " KEY128 TUN4 " window 4096");
+	OK("esp sa add 0x200 in aead chacha20-poly1305 key " KEY256
+	   " mode transport esn on window 64 natt sport 4500 dport 14500 seq 5 "
+	   "lifetime packets 100 200 lifetime bytes 0 1000000");
+	OK("esp sa add 4294967295 out aead aes-256-gcm key " KEY256
+	   " mode tunnel src 2001:db8::1 dst 2001:db8::2 natt lifetime packets 0 5");
+	CHECK(egw_esp_sa_count(EGW_ESP_DIR_OUT) == 2 && egw_esp_sa_count(EGW_ESP_DIR_IN) == 2,
+	      "2 out, 2 in SAs");
+	CHECK(egw_esp_sa_info(0x100, EGW_ESP_DIR_OUT, &info) == 0 && info.conf.esn &&
+		      info.conf.mtu == 1400 && info.conf.ttl == 32 &&
+		      info.conf.mode == EGW_ESP_MODE_TUNNEL &&
+		      info.conf.tun_src.family == AF_INET && info.conf.tun_src.a[0] == 192,
+	      "SA 0x100 out as configured");
+	for (i = 0; i < EGW_ESP_KEY_MAX; i++)
+		CHECK(info.conf.key[i] == 0, "no key in the SA info");
+	CHECK(egw_esp_sa_info(0x200, EGW_ESP_DIR_IN, &info) == 0 && info.conf.natt &&
+		      info.conf.natt_dport == 14500 && info.conf.window == 64 &&
+		      info.conf.life_packets.hard == 200 && info.conf.life_bytes.hard == 1000000 &&
+		      info.conf.aead == EGW_ESP_CHACHA20_POLY1305,
+	      "SA 0x200 in as configured");
+
+	/* bad SAs: each names the problem and changes nothing */
+	ESP_BAD("esp sa add xyz out aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 0x out aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 0x1g0 out aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add -300 out aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 0x100000000 out aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 99999999999999999999999 out aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 0 out aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 255 out aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 0xff in aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 0x300 sideways aead aes-128-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 0x300 out aead aes-192-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY256 TUN4);
+	ESP_BAD("esp sa add 0x300 out aead aes-256-gcm key " KEY128 TUN4);
+	ESP_BAD("esp sa add 0x300 out aead chacha20-poly1305 key " K16 TUN4);
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 "0" TUN4);
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key 0x" K16 "a0a1a2zz" TUN4);
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key 0x" TUN4);
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 " mode tunnel");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 " mode tunnel src 192.0.2.1");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 " mode tunnel dst 192.0.2.1");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128
+		" mode tunnel src 192.0.2.1 dst 2001:db8::1");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128
+		" mode tunnel src 192.0.2.1 dst 192.0.2.300");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128
+		" mode transport src 192.0.2.1");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128
+		" mode transport src 192.0.2.1 dst 192.0.2.2");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 " mode tube");
+	ESP_BAD("esp sa add 0x300 in aead aes-128-gcm key " KEY128 TUN4 " window 63");
+	ESP_BAD("esp sa add 0x300 in aead aes-128-gcm key " KEY128 TUN4 " window 4097");
+	ESP_BAD("esp sa add 0x300 in aead aes-128-gcm key " KEY128 TUN4 " window");
+	ESP_BAD("esp sa add 0x300 in aead aes-128-gcm key " KEY128 TUN4 " window 128 window 256");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " mtu 1279");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " mtu 9001");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " ttl 0");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " ttl 256");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " esn maybe");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " sport 4500");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " natt sport 0");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " natt dport 65536");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " seq 4294967296");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4
+		" seq 18446744073709551616 esn on");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " lifetime packets 10 5");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " lifetime packets 10");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " lifetime hours 1 2");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4 " colour blue");
+	ESP_BAD("esp sa add 0x300 out aead aes-128-gcm " KEY128 TUN4);
+	ESP_BAD("esp sa add 0x300 out");
+	ESP_BAD("esp sa add 0x100 out aead aes-128-gcm key " KEY128 TUN4); /* exists */
+	ESP_BAD("esp sa");
+	ESP_BAD("esp");
+	ESP_BAD("esp frobnicate");
+
+	/* policies */
+	OK("esp policy add out src 10.0.0.0/8 dst 0.0.0.0/0 proto tcp protect 0x100");
+	OK("esp policy add out pos 0 src 10.1.0.0/16 dst 10.2.0.0/16 bypass");
+	OK("esp policy add out src 10.9.9.9 dst 10.8.0.0/16 proto 47 discard");
+	OK("esp policy add in src 2001:db8:1::/48 dst ::/0 proto icmp6 protect 0x200");
+	OK("esp policy add in pos 5 src 192.0.2.0/24 dst 198.51.100.7 proto any protect 0x200");
+	OK("show esp policy");
+	OK("show esp sa");
+	OK("show esp sa detail");
+	OK("show esp stats");
+	OK("show config");
+	ESP_BAD("esp policy add out src 10.0.0.0/33 dst 0.0.0.0/0 bypass");
+	ESP_BAD("esp policy add out src 10.0.0.300/8 dst 0.0.0.0/0 bypass");
+	ESP_BAD("esp policy add out src ::/129 dst ::/0 bypass");
+	ESP_BAD("esp policy add out src 10.0.0.0/x dst 0.0.0.0/0 bypass");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 dst ::/0 bypass");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 dst 0.0.0.0/0 protect 0x999");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 dst 0.0.0.0/0 protect 0x200"); /* in only */
+	ESP_BAD("esp policy add out src 10.0.0.0/8 dst 0.0.0.0/0 protect 255");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 bypass");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 dst 0.0.0.0/0");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 dst 0.0.0.0/0 bypass proto tcp");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 src 11.0.0.0/8 dst 0.0.0.0/0 bypass");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 dst 0.0.0.0/0 proto icmp6 bypass");
+	ESP_BAD("esp policy add in src ::/0 dst ::/0 proto icmp bypass");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 dst 0.0.0.0/0 proto 256 bypass");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 dst 0.0.0.0/0 proto sctp bypass");
+	ESP_BAD("esp policy add out pos -1 src 10.0.0.0/8 dst 0.0.0.0/0 bypass");
+	ESP_BAD("esp policy add out pos 99999 src 10.0.0.0/8 dst 0.0.0.0/0 bypass");
+	ESP_BAD("esp policy add both src 10.0.0.0/8 dst 0.0.0.0/0 bypass");
+	ESP_BAD("esp policy add out src 10.0.0.0/8 dst 0.0.0.0/0 bypass discard");
+	ESP_BAD("esp policy add out src");
+	ESP_BAD("esp policy del out 9999");
+	ESP_BAD("esp policy del out 0");
+	ESP_BAD("esp policy del out x");
+	ESP_BAD("esp policy del sideways 1");
+	ESP_BAD("esp policy del out");
+
+	/* deleting */
+	ESP_BAD("esp sa del 0x100");      /* both directions */
+	ESP_BAD("esp sa del 0x100 out");  /* a policy protects with it */
+	ESP_BAD("esp sa del 0x999");      /* unknown */
+	ESP_BAD("esp sa del 0x999 in");   /* unknown */
+	ESP_BAD("esp sa del 0x100 up");   /* direction */
+	ESP_BAD("esp sa del 255");        /* reserved */
+	ESP_BAD("esp sa del 0x100 in x"); /* extra word */
+	snprintf(line, sizeof(line), "esp state-file %s/other", dir);
+	ESP_BAD(line); /* outbound SAs exist */
+	egw_esp_policy_walk(EGW_ESP_DIR_OUT, find_policy, &id);
+	CHECK(id != 0, "the protect 0x100 policy has an id");
+	snprintf(line, sizeof(line), "esp policy del out %u", id);
+	OK(line);
+	ESP_BAD(line); /* gone */
+	OK("esp sa del 0x100 out");
+	OK("esp sa del 0x100"); /* only the inbound one left */
+	CHECK(egw_esp_sa_info(0x100, EGW_ESP_DIR_IN, &info) == -ENOENT &&
+		      egw_esp_sa_info(0x100, EGW_ESP_DIR_OUT, &info) == -ENOENT,
+	      "SA 0x100 gone in both directions");
+	CHECK(egw_esp_sa_count(EGW_ESP_DIR_OUT) == 1 && egw_esp_sa_count(EGW_ESP_DIR_IN) == 1,
+	      "1 out, 1 in SA left");
+
+	/* forwarding with SAs and policies: the ESP stage is active (the
+	 * null frames are dropped before it) and the identity holds */
+	OK("set fwd gateway");
+	OK("start");
+	OK("esp sa add 0x300 out aead aes-128-gcm key " KEY128 TUN4);
+	OK("esp policy add out src 10.3.0.0/16 dst 0.0.0.0/0 protect 0x300");
+	rte_delay_us_sleep(30 * 1000);
+	OK("show esp stats");
+	OK("stop");
+	check_identity();
+
+	/* leave no SA or policy for the rest of the test */
+	while (egw_esp_policy_walk(EGW_ESP_DIR_OUT, first_policy, &id) != 0) {
+		snprintf(line, sizeof(line), "esp policy del out %u", id);
+		if (run(line) != 0)
+			break;
+	}
+	while (egw_esp_policy_walk(EGW_ESP_DIR_IN, first_policy, &id) != 0) {
+		snprintf(line, sizeof(line), "esp policy del in %u", id);
+		if (run(line) != 0)
+			break;
+	}
+	OK("esp sa del 0x300");
+	OK("esp sa del 0x200");
+	OK("esp sa del 4294967295");
+	CHECK(egw_esp_sa_count(EGW_ESP_DIR_OUT) == 0 && egw_esp_sa_count(EGW_ESP_DIR_IN) == 0,
+	      "every SA deleted");
+	unlink(state);
+	snprintf(line, sizeof(line), "%s/other", dir);
+	unlink(line);
+	rmdir(dir);
 }
 
 int
@@ -201,6 +503,8 @@ main(int argc, char **argv)
 	      "tx_out readable");
 	check_identity();
 	unlink(pcap_path);
+
+	test_esp();
 
 	OK("quit");
 	CHECK(__atomic_load_n(&egw.quit, __ATOMIC_RELAXED) == 1, "quit sets quit");
