@@ -11,6 +11,15 @@ config/demo-rxtok.pcap   access side, for the zero-copy (rxtokens) part of the
                          16..8000 bytes, in egw-rxtok-consumer's test format:
                          "EGWP", seq, length, CRC32, pattern) and 5 frames of
                          other flows, forwarded to the uplink
+config/demo-esp-uplink.pcap  uplink side, for the ESP part of the demo
+                         (config/esp-demo.cmd): 16 downstream replies from the
+                         servers to the subscribers (8 IPv4, 8 IPv6) as ESP
+                         from the peer gateway 198.51.100.1 to 192.0.2.1,
+                         tunnel mode, AES-128-GCM, SPI 0x2000, sequence numbers
+                         1..16, with the DEMO-ONLY key of config/esp-demo.cmd;
+                         and 2 replies in clear that the inbound policy says
+                         must arrive protected (dropped: esp_in_clear).
+                         Needs python3-cryptography (scapy's ESP).
 
 The dataplane ports are net_pcap vdevs, whose MACs are fixed by the driver:
 net_pcap0 (access) 02:70:63:61:70:00, net_pcap1 (uplink) 02:70:63:61:70:01.
@@ -159,6 +168,38 @@ def rxtok_frames():
     return f
 
 
+# The ESP part of the demo (config/esp-demo.cmd). DEMO-ONLY keys: they are
+# published here and in config/esp-demo.cmd, so anyone can decrypt the
+# traffic -- which is what the demo shows. Key = 16 bytes + 4-byte salt.
+ESP_GW, ESP_PEER = "192.0.2.1", "198.51.100.1"
+ESP_SPI_IN = 0x2000
+ESP_KEY_IN = b"demo-only-key-in" + b"salt"
+
+
+def esp_uplink_frames():
+    from scapy.layers.ipsec import ESP, SecurityAssociation
+    sa = SecurityAssociation(ESP, spi=ESP_SPI_IN, crypt_algo="AES-GCM", crypt_key=ESP_KEY_IN,
+                             crypt_icv_size=16, tunnel_header=IP(src=ESP_PEER, dst=ESP_GW))
+    f = []
+    for i in range(16):
+        _, ip4, ip6 = SUBS[i % len(SUBS)]
+        if i % 2 == 0:
+            inner = IP(src=SERVERS4[i % len(SERVERS4)], dst=ip4, ttl=60) / \
+                UDP(sport=50000 + i, dport=40000 + i) / Raw(b"edgegw ESP demo reply %d" % i)
+        else:
+            inner = IPv6(src=SERVERS6[i % len(SERVERS6)], dst=ip6, hlim=60) / \
+                ICMPv6EchoReply(id=i, seq=i) / pad(None, 56)
+        # IV = the sequence number (never repeat a GCM IV under one key)
+        e = sa.encrypt(inner, seq_num=i + 1, iv=struct.pack(">Q", i + 1))
+        f.append(Ether(dst=UPLINK_MAC, src=ROUTER_MAC) / e)
+    for i in range(2):
+        _, ip4, _ = SUBS[i]
+        f.insert(5 + 6 * i, Ether(dst=UPLINK_MAC, src=ROUTER_MAC) /
+                 IP(src=SERVERS4[0], dst=ip4) / UDP(sport=50100 + i, dport=41000 + i) /
+                 Raw(b"edgegw ESP demo: in clear, must be dropped"))
+    return f
+
+
 def write(path, frames):
     # fixed timestamps (1 ms apart) so that the files are byte-identical
     for i, p in enumerate(frames):
@@ -174,6 +215,7 @@ def main():
     write(os.path.join(out, "demo.pcap"), access_frames(rnd))
     write(os.path.join(out, "demo-uplink.pcap"), uplink_frames(rnd))
     write(os.path.join(out, "demo-rxtok.pcap"), rxtok_frames())
+    write(os.path.join(out, "demo-esp-uplink.pcap"), esp_uplink_frames())
 
 
 if __name__ == "__main__":

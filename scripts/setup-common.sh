@@ -21,8 +21,13 @@
 EGW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Debian packages the project needs to build, run and test.
+# python3-cryptography: scapy's ESP (a Recommends of python3-scapy, which
+# --no-install-recommends leaves out); tshark: the demo decrypts ESP with it
+# and the ESP tests use it as a second independent peer; tcpdump: the seed's
+# capture filter in the ESP segmentation test.
 EGW_DEB_PACKAGES=(build-essential meson ninja-build pkg-config libdpdk-dev dpdk
-	libipsec-mb-dev libbpf-dev libpcap-dev python3 python3-scapy)
+	libipsec-mb-dev libbpf-dev libpcap-dev python3 python3-scapy python3-cryptography
+	tshark tcpdump)
 
 egw_log() {
 	[ "${EGW_QUIET:-0}" = 1 ] || printf '[edgegw] %s\n' "$*" >&2
