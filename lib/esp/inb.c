@@ -157,14 +157,14 @@ count_drop(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct egw_esp_res *res
 }
 
 /* Constant-time tag comparison: 0 when equal. */
-static inline unsigned int
+static inline int
 tag_diff(const uint8_t *a, const uint8_t *b)
 {
-	unsigned int i, d = 0;
+	uint64_t x[2], y[2];
 
-	for (i = 0; i < ESP_ICV_LEN; i++)
-		d |= (unsigned int)(a[i] ^ b[i]);
-	return d;
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) != 0;
 }
 
 static bool

@@ -199,17 +199,32 @@ esp_sa_lookup_in(uint32_t spi)
 void
 esp_sa_lookup_in_bulk(const uint32_t spi[], unsigned int n, struct egw_esp_sa *sa[])
 {
-	const void *keys[EGW_ESP_MAX_BURST];
-	void *data[EGW_ESP_MAX_BURST];
-	uint64_t hits = 0;
-	unsigned int i;
+	const void *keys[RTE_HASH_LOOKUP_BULK_MAX];
+	void *data[RTE_HASH_LOOKUP_BULK_MAX];
+	unsigned int i, done, k;
+	uint64_t hits;
 
-	for (i = 0; i < n; i++)
-		keys[i] = &spi[i];
-	if (n == 0 || rte_hash_lookup_bulk_data(sa_tab[EGW_ESP_DIR_IN], keys, n, &hits, data) < 0)
+	/* one SPI for the whole burst is the common case: one lookup */
+	for (i = 1; i < n && spi[i] == spi[0]; i++)
+		;
+	if (n != 0 && i == n) {
+		struct egw_esp_sa *s = esp_sa_lookup_in(spi[0]);
+
+		for (i = 0; i < n; i++)
+			sa[i] = s;
+		return;
+	}
+	/* rte_hash takes at most RTE_HASH_LOOKUP_BULK_MAX keys a call */
+	for (done = 0; done < n; done += k) {
+		k = RTE_MIN(n - done, (unsigned int)RTE_HASH_LOOKUP_BULK_MAX);
+		for (i = 0; i < k; i++)
+			keys[i] = &spi[done + i];
 		hits = 0;
-	for (i = 0; i < n; i++)
-		sa[i] = (hits >> i) & 1 ? data[i] : NULL;
+		if (rte_hash_lookup_bulk_data(sa_tab[EGW_ESP_DIR_IN], keys, k, &hits, data) < 0)
+			hits = 0;
+		for (i = 0; i < k; i++)
+			sa[done + i] = (hits >> i) & 1 ? data[i] : NULL;
+	}
 }
 
 bool

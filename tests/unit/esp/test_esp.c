@@ -813,6 +813,87 @@ test_trailer(void)
 	}
 }
 
+/* Bursts of 128 (the largest the app passes): one SPI, and two SPIs
+ * interleaved (the SA lookup takes at most 64 keys a call). */
+static void
+test_big_burst(void)
+{
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM,
+			 .mode = EGW_ESP_MODE_TUNNEL,
+			 .outer = AF_INET,
+			 .window = 256};
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 64};
+	static uint8_t frame[512];
+	struct rte_mbuf *in[128], *out[128];
+	struct egw_esp_res res;
+	uint32_t len = build(&p, frame);
+	unsigned int i, round;
+	uint16_t n, k;
+
+	for (round = 0; round < 2; round++) {
+		clear_all();
+		if (sa_pair(0x7000, &t) < 0)
+			return;
+		if (round == 1) {
+			struct egw_esp_policy pol;
+
+			/* a second SA for 10.0.1.2/32 in both directions */
+			t.aead = EGW_ESP_CHACHA20_POLY1305;
+			key_gen++;
+			for (i = 0; i < 2; i++) {
+				struct egw_esp_sa_conf c;
+
+				memset(&c, 0, sizeof(c));
+				c.spi = 0x7001;
+				c.dir = i;
+				c.mode = EGW_ESP_MODE_TUNNEL;
+				c.aead = t.aead;
+				key_for(t.aead, c.key);
+				c.key_len = (uint8_t)egw_esp_aead_key_len(t.aead);
+				addr(&c.tun_src, AF_INET, 1);
+				addr(&c.tun_dst, AF_INET, 2);
+				CHECK(egw_esp_sa_add(&c, err, sizeof(err)) == 0, "SA 0x7001: %s",
+				      err);
+				memset(&pol, 0, sizeof(pol));
+				pol.dir = i;
+				pol.family = AF_INET;
+				pol.src.addr.family = AF_INET;
+				pol.dst.addr.family = AF_INET;
+				pol.dst.addr.a[0] = 10;
+				pol.dst.addr.a[2] = 1;
+				pol.dst.addr.a[3] = 2;
+				pol.dst.len = 32;
+				pol.proto = IPPROTO_UDP;
+				pol.action = EGW_ESP_PROTECT;
+				pol.spi = 0x7001;
+				CHECK(egw_esp_policy_add(&pol, 0, err, sizeof(err)) > 0,
+				      "policy: %s", err);
+			}
+		}
+		memset(&res, 0, sizeof(res));
+		for (i = 0; i < 128; i++) {
+			/* round 1: every other packet to 10.0.1.2 (SA 0x7001) */
+			struct rte_ipv4_hdr *h;
+
+			in[i] = mk(frame, len);
+			h = rte_pktmbuf_mtod_offset(in[i], struct rte_ipv4_hdr *, 14);
+			if (round == 1 && (i & 1) == 0) {
+				h->dst_addr = rte_cpu_to_be_32((uint32_t)10 << 24 | 1 << 8 | 3);
+				h->hdr_checksum = 0;
+				h->hdr_checksum = rte_ipv4_cksum(h);
+			}
+		}
+		n = encrypt(in, 128, out, 128, &res);
+		CHECK(n == 128, "round %u: 128 ESP frames (%u)", round, n);
+		k = egw_esp_inbound_burst(ctx, out, n, &res);
+		CHECK(k == n, "round %u: a burst of %u decrypts whole (%u)", round, n, k);
+		for (i = 0; i < EGW_ESP_DROP_MAX; i++)
+			if (res.drop[i])
+				printf("  drop %s %u\n", egw_esp_drop_name(i), res.drop[i]);
+		rte_pktmbuf_free_bulk(out, k);
+	}
+}
+
 /* ---- sequence numbers ---------------------------------------------------- */
 
 static void
@@ -1134,6 +1215,7 @@ main(int argc, char **argv)
 	test_matrix();
 	test_inbound_rejects();
 	test_trailer();
+	test_big_burst();
 	test_seq_limits();
 	test_state_file();
 	test_iv_unique();
