@@ -159,6 +159,16 @@ struct egw_esp_sa {
 	uint64_t life_soft_bytes;
 };
 
+/* Where ESP goes in a clear packet (outb.c). */
+struct esp_out_pkt {
+	uint32_t ip_len; /* IP packet length (from its header) */
+	uint16_t insert; /* transport: bytes of IP headers before ESP */
+	uint16_t nh_off; /* frame offset of the protocol / next-header byte before ESP */
+	uint8_t family;  /* AF_INET / AF_INET6 */
+	uint8_t df;      /* IPv4 DF set */
+	uint8_t tos;     /* IPv4 TOS / IPv6 traffic class */
+};
+
 /* ---- data-path context ----------------------------------------------- */
 
 struct egw_esp_ctx {
@@ -174,6 +184,9 @@ struct egw_esp_ctx {
 	uint8_t aad[EGW_ESP_MAX_BURST][12];
 	uint8_t tag[EGW_ESP_MAX_BURST][ESP_ICV_LEN];
 	uint8_t ok[EGW_ESP_MAX_BURST];
+	/* outbound: headers parsed by the size check, per slot of a run */
+	struct esp_out_pkt pre[EGW_ESP_MAX_BURST];
+	uint8_t pre_ok[EGW_ESP_MAX_BURST];
 	struct egw_esp_ctx_stats st __rte_cache_aligned;
 	uint64_t policy_hits[2][EGW_ESP_MAX_POLICY];
 };

@@ -29,20 +29,10 @@
 #include "esp_crypto.h"
 #include "esp_private.h"
 
-/* Where ESP goes in a clear packet. */
-struct out_pkt {
-	uint32_t ip_len; /* IP packet length (from its header) */
-	uint16_t insert; /* transport: bytes of IP headers before ESP */
-	uint16_t nh_off; /* frame offset of the protocol / next-header byte before ESP */
-	uint8_t family;  /* AF_INET / AF_INET6 */
-	uint8_t df;      /* IPv4 DF set */
-	uint8_t tos;     /* IPv4 TOS / IPv6 traffic class */
-};
-
 /* Parse the clear frame's IP header chain from the first segment.
  * false: malformed, or headers not in the first segment. */
 static bool
-parse_out(const struct rte_mbuf *m, struct out_pkt *o)
+parse_out(const struct rte_mbuf *m, struct esp_out_pkt *o)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t l2 = m->l2_len, have = rte_pktmbuf_data_len(m);
@@ -181,13 +171,16 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 	  IMB_JOB *job, unsigned int slot)
 {
 	struct rte_mbuf *m = *mp;
-	struct out_pkt o;
+	struct esp_out_pkt o;
 	uint32_t l2 = m->l2_len, keep, plen, pad, tail, front, esp_len;
 	uint8_t *old, *p, *ip, *esp, *tr, nh;
 	bool tunnel = sa->mode == EGW_ESP_MODE_TUNNEL;
 	unsigned int i;
 
-	if (m->nb_segs > 1 || !parse_out(m, &o)) {
+	/* parsed already when the size was checked */
+	if (c->pre_ok[slot] && m->nb_segs == 1)
+		o = c->pre[slot];
+	else if (m->nb_segs > 1 || !parse_out(m, &o)) {
 		/* a chained frame that needs no segmentation: make it flat */
 		if (m->pkt_len > c->frame_max - RTE_PKTMBUF_HEADROOM - ESP_TRAILER_MAX)
 			return EGW_ESP_DROP_NOMEM;
@@ -220,7 +213,10 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 	}
 	old = rte_pktmbuf_mtod(m, uint8_t *);
 	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)front);
-	memmove(p, old, l2 + keep);
+	if (front >= l2 + keep)
+		memcpy(p, old, l2 + keep); /* tunnel mode: the L2 header only */
+	else
+		memmove(p, old, l2 + keep);
 	ip = p + l2;
 	esp_len = ESP_HDR_LEN + ESP_IV_LEN + plen + tail;
 	if (tunnel) {
@@ -393,7 +389,7 @@ drops:
 /* Size an ICMP too-big for packet m that must fit in mtu through sa. */
 static void
 too_big(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf *m,
-	const struct out_pkt *o, uint32_t mtu, struct egw_esp_res *res)
+	const struct esp_out_pkt *o, uint32_t mtu, struct egw_esp_res *res)
 {
 	int32_t r = room(sa, mtu, sa->mode == EGW_ESP_MODE_TUNNEL ? 0 : o->insert);
 	uint32_t path_mtu =
@@ -427,7 +423,7 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 		struct rte_mbuf *m = pkts[i];
 		uint32_t mtu = eff_mtu(c, s, m), hdr_len, plen, need;
 		enum egw_esp_drop why;
-		struct out_pkt o;
+		struct esp_out_pkt o;
 		bool tunnel = s->mode == EGW_ESP_MODE_TUNNEL, tso;
 		unsigned int k;
 		int32_t r;
@@ -458,7 +454,10 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 		r = room(s, mtu, tunnel ? 0 : o.insert);
 		need = tunnel ? o.ip_len : o.ip_len - o.insert;
 		if (r >= 0 && need <= (uint32_t)r && !tso) {
-			out[n_out++] = m; /* encap_one flattens a chain */
+			/* as it is (encap_one flattens a chain) */
+			c->pre[n_out - run_start] = o;
+			c->pre_ok[n_out - run_start] = o.family != 0 && m->nb_segs == 1;
+			out[n_out++] = m;
 			continue;
 		}
 		if (esp_gso_tcp_probe(m, &hdr_len, &plen)) {
@@ -476,13 +475,16 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 			if (k == 0)
 				goto drop;
 			rte_pktmbuf_free(m);
+			memset(&c->pre_ok[n_out - run_start], 0, k);
 			n_out += k;
 			res->created += k - 1;
 			c->st.segments += k - 1;
 			continue;
 		}
 		if (r >= 0 && need <= (uint32_t)r) {
-			out[n_out++] = m; /* TSO flag on a packet that is not TCP */
+			/* TSO flag on a packet that is not TCP */
+			c->pre_ok[n_out - run_start] = 0;
+			out[n_out++] = m;
 			continue;
 		}
 		if (tunnel && o.family == AF_INET && !o.df && r >= 68) {
@@ -490,6 +492,7 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 			if (k == 0)
 				goto drop;
 			rte_pktmbuf_free(m);
+			memset(&c->pre_ok[n_out - run_start], 0, k);
 			n_out += k;
 			res->created += k - 1;
 			c->st.fragments += k - 1;

@@ -21,6 +21,7 @@
  * period of that delete has passed, so nothing counts into it any more when
  * a later rule takes it; that rule records the slot's sum as its base.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -78,6 +79,10 @@ struct spd_key6 {
 	uint8_t src[16];
 	uint8_t dst[16];
 };
+
+/* key4_eq()/key6_eq() compare src and dst as one run of bytes */
+static_assert(offsetof(struct spd_key4, dst) == offsetof(struct spd_key4, src) + 4, "key4 layout");
+static_assert(offsetof(struct spd_key6, dst) == offsetof(struct spd_key6, src) + 16, "key6 layout");
 
 enum { F4_PROTO, F4_SRC, F4_DST, F4_NUM };
 enum { F6_PROTO, F6_SRC0, F6_DST0 = F6_SRC0 + 4, F6_NUM = F6_DST0 + 4 };
@@ -761,7 +766,7 @@ spd_parse(const struct rte_mbuf *m, struct spd_key4 *k4, struct spd_key6 *k6)
 static inline void
 spd_apply(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_snap *s, unsigned int fam,
 	  const uint8_t *data[], uint16_t idx[], uint16_t cnt, uint8_t action[],
-	  struct egw_esp_sa *sa[])
+	  struct egw_esp_sa *sa[], const struct spd_rule *rule[])
 {
 	uint32_t res[EGW_ESP_MAX_BURST];
 	uint16_t j;
@@ -777,42 +782,84 @@ spd_apply(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_snap *s,
 		r = &s->rule[res[j] - 1];
 		action[idx[j]] = (uint8_t)r->p.action;
 		sa[idx[j]] = r->sa;
+		rule[idx[j]] = r;
 		c->policy_hits[dir][r->slot]++;
 	}
 }
 
-/* esp_spd_lookup() of at most EGW_ESP_MAX_BURST frames. */
+/* Same protocol and addresses (the padding is not written by spd_parse). */
+static inline bool
+key4_eq(const struct spd_key4 *a, const struct spd_key4 *b)
+{
+	return a->proto == b->proto && memcmp(a->src, b->src, sizeof(a->src) + sizeof(a->dst)) == 0;
+}
+
+static inline bool
+key6_eq(const struct spd_key6 *a, const struct spd_key6 *b)
+{
+	return a->proto == b->proto && memcmp(a->src, b->src, sizeof(a->src) + sizeof(a->dst)) == 0;
+}
+
+/* esp_spd_lookup() of at most EGW_ESP_MAX_BURST frames. A frame with the
+ * same key (protocol and addresses) as the previous frame of its family
+ * takes that frame's result without a classification: bursts are mostly a
+ * few flows. */
 static void
 spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_snap *s,
 		 struct rte_mbuf *pkts[], uint16_t n, uint8_t action[], struct egw_esp_sa *sa[])
 {
-	struct spd_key4 k4[EGW_ESP_MAX_BURST];
-	struct spd_key6 k6[EGW_ESP_MAX_BURST];
+	struct spd_key4 k4[EGW_ESP_MAX_BURST + 1];
+	struct spd_key6 k6[EGW_ESP_MAX_BURST + 1];
 	const uint8_t *d4[EGW_ESP_MAX_BURST];
 	const uint8_t *d6[EGW_ESP_MAX_BURST];
+	const struct spd_rule *rule[EGW_ESP_MAX_BURST];
 	uint16_t i4[EGW_ESP_MAX_BURST];
 	uint16_t i6[EGW_ESP_MAX_BURST];
-	uint16_t i, n4 = 0, n6 = 0;
+	uint16_t same[EGW_ESP_MAX_BURST]; /* index of the frame whose result to take, or i */
+	uint16_t i, n4 = 0, n6 = 0, ndup = 0;
 
 	for (i = 0; i < n; i++) {
 		if (i + SPD_PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SPD_PREFETCH_AHEAD], void *));
 		action[i] = EGW_ESP_BYPASS;
 		sa[i] = NULL;
+		rule[i] = NULL;
+		same[i] = i;
 		switch (spd_parse(pkts[i], &k4[n4], &k6[n6])) {
 		case 4:
+			if (n4 != 0 && key4_eq(&k4[n4], &k4[n4 - 1])) {
+				same[i] = i4[n4 - 1];
+				ndup++;
+				break;
+			}
 			d4[n4] = (const uint8_t *)&k4[n4];
 			i4[n4++] = i;
 			break;
 		case 6:
+			if (n6 != 0 && key6_eq(&k6[n6], &k6[n6 - 1])) {
+				same[i] = i6[n6 - 1];
+				ndup++;
+				break;
+			}
 			d6[n6] = (const uint8_t *)&k6[n6];
 			i6[n6++] = i;
 			break;
 		default: break;
 		}
 	}
-	spd_apply(c, dir, s, 0, d4, i4, n4, action, sa);
-	spd_apply(c, dir, s, 1, d6, i6, n6, action, sa);
+	spd_apply(c, dir, s, 0, d4, i4, n4, action, sa, rule);
+	spd_apply(c, dir, s, 1, d6, i6, n6, action, sa, rule);
+	for (i = 0; ndup != 0 && i < n; i++) {
+		uint16_t r = same[i];
+
+		if (r == i)
+			continue;
+		ndup--;
+		action[i] = action[r];
+		sa[i] = sa[r];
+		if (rule[r] != NULL)
+			c->policy_hits[dir][rule[r]->slot]++;
+	}
 }
 
 void
