@@ -268,6 +268,19 @@ decap_one(const struct egw_esp_sa *sa, struct rte_mbuf *m, const struct in_pkt *
 	return EGW_ESP_DROP_MAX;
 }
 
+/* Bytes of the clear IP packet a decrypted frame will give (its trailer is
+ * in clear by now), for the byte lifetime. */
+static inline uint32_t
+clear_len(const struct egw_esp_sa *sa, const struct rte_mbuf *m, const struct in_pkt *q)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *) + q->esp_off;
+	uint32_t clen = q->esp_len - ESP_HDR_LEN - ESP_IV_LEN - ESP_ICV_LEN;
+	uint32_t padlen = p[ESP_HDR_LEN + ESP_IV_LEN + clen - 2];
+	uint32_t plen = padlen + 2 > clen ? 0 : clen - 2 - padlen;
+
+	return sa->mode == EGW_ESP_MODE_TUNNEL ? plen : q->hdr_len + plen;
+}
+
 /* Make m a writable single-segment direct mbuf. */
 static struct rte_mbuf *
 writable(struct egw_esp_ctx *c, struct rte_mbuf *m)
@@ -417,7 +430,7 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 				continue;
 			}
 			pk++;
-			by += q[k].esp_len;
+			by += clear_len(s, pkts[k], &q[k]);
 		}
 		s->packets_used += pk;
 		s->bytes_used += by;
