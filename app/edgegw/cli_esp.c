@@ -855,8 +855,9 @@ show_stats(void)
 	egw_esp_stats(&s);
 	printf("  ESP totals (all workers)\n");
 	printf("  out: packets %-12" PRIu64 " bytes %-14" PRIu64 " segments %-10" PRIu64
-	       " fragments %-8" PRIu64 " icmp too-big %" PRIu64 "\n",
-	       s.out_packets, s.out_bytes, s.segments, s.fragments, s.icmp);
+	       " fragments %-8" PRIu64 " icmp too-big %" PRIu64 " (not sent, over 1000/s: %" PRIu64
+	       ")\n",
+	       s.out_packets, s.out_bytes, s.segments, s.fragments, s.icmp, s.icmp_limited);
 	printf("  in:  packets %-12" PRIu64 " bytes %-14" PRIu64 "\n", s.in_packets, s.in_bytes);
 	printf("  bypass (in clear by policy or no match): %" PRIu64 "\n", s.bypass);
 	for (i = 0; i < egw.nb_workers; i++) {

@@ -440,12 +440,12 @@ egw_esp_stage_json(FILE *f)
 		", \"sa_out\": %u, \"sa_in\": %u, \"policy_out\": %u, \"policy_in\": %u,\n    "
 		"\"totals\": {\"out_packets\": %" PRIu64 ", \"out_bytes\": %" PRIu64
 		", \"in_packets\": %" PRIu64 ", \"in_bytes\": %" PRIu64 ", \"segments\": %" PRIu64
-		", \"fragments\": %" PRIu64 ", \"icmp\": %" PRIu64 ", \"bypass\": %" PRIu64
-		", \"drops\": ",
+		", \"fragments\": %" PRIu64 ", \"icmp\": %" PRIu64 ", \"icmp_limited\": %" PRIu64
+		", \"bypass\": %" PRIu64 ", \"drops\": ",
 		egw_esp_sa_count(EGW_ESP_DIR_OUT), egw_esp_sa_count(EGW_ESP_DIR_IN),
 		policy_count(EGW_ESP_DIR_OUT), policy_count(EGW_ESP_DIR_IN), st.out_packets,
 		st.out_bytes, st.in_packets, st.in_bytes, st.segments, st.fragments, st.icmp,
-		st.bypass);
+		st.icmp_limited, st.bypass);
 	json_drops(f, st.drop, false);
 	fprintf(f, "},\n    \"sas\": [");
 	egw_esp_sa_walk(json_sa, &jw);

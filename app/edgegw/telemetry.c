@@ -138,6 +138,7 @@ tel_esp(const char *cmd __rte_unused, const char *params __rte_unused, struct rt
 	rte_tel_data_add_dict_u64(d, "segments", st.segments);
 	rte_tel_data_add_dict_u64(d, "fragments", st.fragments);
 	rte_tel_data_add_dict_u64(d, "icmp", st.icmp);
+	rte_tel_data_add_dict_u64(d, "icmp_limited", st.icmp_limited);
 	rte_tel_data_add_dict_u64(d, "bypass", st.bypass);
 	for (r = 0; r < EGW_ESP_DROP_MAX; r++)
 		rte_tel_data_add_dict_u64(d, egw_esp_drop_name(r), st.drop[r]);

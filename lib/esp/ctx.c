@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -76,6 +77,8 @@ egw_esp_ctx_create(unsigned int idx, struct rte_mempool *pool)
 		return NULL;
 	}
 	c->frame_max = rte_pktmbuf_data_room_size(pool);
+	c->icmp_tokens = 50;
+	c->icmp_tsc = rte_rdtsc();
 	ESP_LOG(INFO, "context %u: IPsec-MB %s, %s code path", idx, imb_get_version_str(), c->arch);
 	ctxs[idx] = c;
 	return c;

@@ -259,14 +259,15 @@ struct egw_esp_ctx;
 
 /** Totals of a context. */
 struct egw_esp_ctx_stats {
-	uint64_t out_packets; /**< ESP packets made */
-	uint64_t out_bytes;   /**< ESP bytes made (IP packets) */
-	uint64_t in_packets;  /**< ESP packets decrypted and accepted */
-	uint64_t in_bytes;    /**< clear bytes recovered */
-	uint64_t segments;    /**< extra packets made by segmentation */
-	uint64_t fragments;   /**< extra packets made by fragmentation */
-	uint64_t icmp;        /**< ICMP/ICMPv6 too-big messages made */
-	uint64_t bypass;      /**< passed in clear by policy or no match */
+	uint64_t out_packets;  /**< ESP packets made */
+	uint64_t out_bytes;    /**< ESP bytes made (IP packets) */
+	uint64_t in_packets;   /**< ESP packets decrypted and accepted */
+	uint64_t in_bytes;     /**< clear bytes recovered */
+	uint64_t segments;     /**< extra packets made by segmentation */
+	uint64_t fragments;    /**< extra packets made by fragmentation */
+	uint64_t icmp;         /**< ICMP/ICMPv6 too-big messages made */
+	uint64_t icmp_limited; /**< too-big messages not sent: over 1000/s per context */
+	uint64_t bypass;       /**< passed in clear by policy or no match */
 	uint64_t drop[EGW_ESP_DROP_MAX];
 };
 

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -386,6 +387,30 @@ drops:
 	return k;
 }
 
+/* ICMP errors per second a context sends at most, and the burst it may
+ * send at once (RFC 1812 4.3.2.8, RFC 4443 2.4(f): rate-limit errors). */
+#define ICMP_RATE 1000
+#define ICMP_BURST 50
+
+/* Token bucket of the context: true if one more ICMP may go now. */
+static bool
+icmp_allowed(struct egw_esp_ctx *c)
+{
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+	uint64_t add = (now - c->icmp_tsc) * ICMP_RATE / hz;
+
+	if (add != 0) {
+		c->icmp_tokens = (uint32_t)RTE_MIN((uint64_t)ICMP_BURST, c->icmp_tokens + add);
+		c->icmp_tsc = now;
+	}
+	if (c->icmp_tokens == 0) {
+		c->st.icmp_limited++;
+		return false;
+	}
+	c->icmp_tokens--;
+	return true;
+}
+
 /* Size an ICMP too-big for packet m that must fit in mtu through sa. */
 static void
 too_big(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf *m,
@@ -401,7 +426,7 @@ too_big(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf *m,
 		path_mtu = 1280; /* RFC 8200 5: the minimum link MTU */
 	if (sa->mode == EGW_ESP_MODE_TUNNEL && sa->tun_family == o->family)
 		src = sa->tun_src;
-	if (res->n_icmp < EGW_ESP_MAX_BURST) {
+	if (res->n_icmp < EGW_ESP_MAX_BURST && icmp_allowed(c)) {
 		icmp = esp_icmp_too_big(m, (uint16_t)path_mtu, src, c->pool);
 		if (icmp != NULL) {
 			res->icmp[res->n_icmp++] = icmp;

@@ -894,6 +894,41 @@ test_big_burst(void)
 	}
 }
 
+/* Oversize packets with DF: dropped as too big, ICMP sent up to the rate
+ * limit's burst, the rest counted as limited. */
+static void
+test_icmp_limit(void)
+{
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TUNNEL, .outer = AF_INET};
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 1600, .df = 1};
+	static uint8_t frame[2048];
+	struct rte_mbuf *in[100], *out[1];
+	struct egw_esp_ctx_stats before, after;
+	struct egw_esp_res res;
+	uint32_t len = build(&p, frame);
+	unsigned int i, sent = 0;
+
+	clear_all();
+	if (sa_pair(0x8000, &t) < 0)
+		return;
+	egw_esp_ctx_stats(ctx, &before);
+	for (i = 0; i < 100; i++)
+		in[i] = mk(frame, len);
+	for (i = 0; i < 100; i += 25) {
+		memset(&res, 0, sizeof(res));
+		encrypt(&in[i], 25, out, 1, &res);
+		CHECK(res.drop[EGW_ESP_DROP_TOO_BIG] == 25, "25 too big with DF");
+		sent += res.n_icmp;
+		rte_pktmbuf_free_bulk(res.icmp, res.n_icmp);
+	}
+	egw_esp_ctx_stats(ctx, &after);
+	CHECK(sent >= 1 && sent <= 60, "ICMP too-big rate-limited: %u of 100 sent", sent);
+	CHECK(after.icmp - before.icmp == sent &&
+		      after.icmp_limited - before.icmp_limited == 100 - sent,
+	      "sent and limited counted (%" PRIu64 " limited)",
+	      after.icmp_limited - before.icmp_limited);
+}
+
 /* ---- sequence numbers ---------------------------------------------------- */
 
 static void
@@ -1216,6 +1251,7 @@ main(int argc, char **argv)
 	test_inbound_rejects();
 	test_trailer();
 	test_big_burst();
+	test_icmp_limit();
 	test_seq_limits();
 	test_state_file();
 	test_iv_unique();
