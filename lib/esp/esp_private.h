@@ -15,6 +15,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_log.h>
+#include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
 #include "egw_esp.h"
@@ -66,6 +67,18 @@ esp_get32(const void *p)
 
 	memcpy(&b, p, sizeof(b));
 	return rte_be_to_cpu_32(b);
+}
+
+/* May ESP rewrite m's data in place? A direct mbuf, or one on an external
+ * buffer (rxtokens regions), that nobody else references. */
+static inline bool
+esp_mbuf_writable(const struct rte_mbuf *m)
+{
+	if (rte_mbuf_refcnt_read(m) != 1)
+		return false;
+	if (RTE_MBUF_DIRECT(m))
+		return true;
+	return RTE_MBUF_HAS_EXTBUF(m) && rte_mbuf_ext_refcnt_read(m->shinfo) == 1;
 }
 
 /* ---- replay window (replay.c), RFC 6479 bitmap, RFC 4303 A2 ESN ---- */

@@ -287,7 +287,7 @@ writable(struct egw_esp_ctx *c, struct rte_mbuf *m)
 {
 	struct rte_mbuf *n;
 
-	if (m->nb_segs == 1 && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1)
+	if (m->nb_segs == 1 && esp_mbuf_writable(m))
 		return m;
 	if (m->nb_segs > 1 && RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
 	    rte_pktmbuf_linearize(m) == 0)
@@ -313,7 +313,9 @@ writable(struct egw_esp_ctx *c, struct rte_mbuf *m)
 	n->port = m->port;
 	n->vlan_tci = m->vlan_tci;
 	n->vlan_tci_outer = m->vlan_tci_outer;
-	n->ol_flags = m->ol_flags;
+	/* RX flags only: n is a direct mbuf whatever m was */
+	n->ol_flags = m->ol_flags & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |
+				     RTE_MBUF_F_RX_QINQ | RTE_MBUF_F_RX_QINQ_STRIPPED);
 	n->packet_type = m->packet_type;
 	rte_pktmbuf_free(m);
 	return n;

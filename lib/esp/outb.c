@@ -204,7 +204,7 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 		    : rte_pktmbuf_mtod(m, uint8_t *)[o.nh_off];
 
 	if (rte_pktmbuf_headroom(m) < front || rte_pktmbuf_tailroom(m) < tail ||
-	    !RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1) {
+	    !esp_mbuf_writable(m)) {
 		struct rte_mbuf *n = copy_frame(c, m, m->pkt_len);
 
 		if (n == NULL)
