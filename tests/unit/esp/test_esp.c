@@ -515,12 +515,24 @@ test_kat(void)
 /* ---- round trips -------------------------------------------------------- */
 
 static void
-round_trip(const struct t_sa *t, const struct t_pkt *p, const char *what)
+round_trip_as(const struct t_sa *t, const struct t_pkt *p, const char *what, uint8_t proto)
 {
 	static uint8_t frame[70000], got[70000];
 	struct rte_mbuf *in[1], *out[EGW_ESP_MAX_BURST];
 	struct egw_esp_res res;
 	uint32_t len = build(p, frame), glen;
+
+	/* another upper protocol behind the same bytes (GRE, ipip...): ESP
+	 * placement must not depend on what the payload is */
+	if (proto != 0 && p->family == AF_INET) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)(frame + 14);
+
+		h->next_proto_id = proto;
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	} else if (proto != 0) {
+		((struct rte_ipv6_hdr *)(frame + 14))->proto = proto;
+	}
 	uint16_t n, k;
 
 	memset(&res, 0, sizeof(res));
@@ -568,6 +580,36 @@ round_trip(const struct t_sa *t, const struct t_pkt *p, const char *what)
 	CHECK(glen == len && memcmp(got, frame, len) == 0, "%s: byte-exact (%u vs %u)", what, glen,
 	      len);
 	rte_pktmbuf_free(out[0]);
+}
+
+static void
+round_trip(const struct t_sa *t, const struct t_pkt *p, const char *what)
+{
+	round_trip_as(t, p, what, 0);
+}
+
+/* Transport mode over payloads that are tunnels themselves: ESP goes right
+ * after the outer IP header, never inside the inner one. */
+static void
+test_transport_tunnels(void)
+{
+	static const struct {
+		uint8_t family, proto;
+		const char *name;
+	} cases[] = {
+		{AF_INET, IPPROTO_GRE, "transport v4, GRE payload"},
+		{AF_INET, IPPROTO_IPIP, "transport v4, ipip payload"},
+		{AF_INET6, IPPROTO_GRE, "transport v6, GRE payload"},
+		{AF_INET6, IPPROTO_IPV6, "transport v6, ip6tnl payload"},
+	};
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TRANSPORT};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct t_pkt p = {.family = cases[i].family, .proto = IPPROTO_UDP, .plen = 300};
+
+		round_trip_as(&t, &p, cases[i].name, cases[i].proto);
+	}
 }
 
 static void
@@ -1248,6 +1290,7 @@ main(int argc, char **argv)
 
 	test_kat();
 	test_matrix();
+	test_transport_tunnels();
 	test_inbound_rejects();
 	test_trailer();
 	test_big_burst();
