@@ -268,7 +268,7 @@ ref_policy(const uint8_t *ip)
 	}
 }
 
-/* Remove the state directory and whatever the state file code left in it. */
+/* Remove the state directory and whatever the state file code put in it. */
 static void
 cleanup(void)
 {
@@ -393,7 +393,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(state_dir, sizeof(state_dir), "/tmp/fuzz_esp_inb.XXXXXX");
 	FUZZ_ASSERT(mkdtemp(state_dir) != NULL, "mkdtemp: %s", strerror(errno));
 	snprintf(state_path, sizeof(state_path), "%s/state", state_dir);
-	atexit(cleanup);
 	rc = egw_esp_init(qs);
 	FUZZ_ASSERT(rc == 0, "egw_esp_init: %d", rc);
 	rc = egw_esp_state_file(state_path, err, sizeof(err));
@@ -402,6 +401,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	FUZZ_ASSERT(ctx != NULL, "egw_esp_ctx_create: %s", rte_strerror(rte_errno));
 	lsan_root = ctx->mgr;
 	setup_sas();
+	/* only inbound SAs: the library never writes the state file again, so
+	 * it goes now (a crash would skip an atexit handler) */
+	cleanup();
 	/* the data path is a QSBR reader like a worker; nothing is deleted
 	 * from here on, so no grace period ever waits for it */
 	rte_rcu_qsbr_thread_register(qs, 0);
