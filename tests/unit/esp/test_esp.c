@@ -25,24 +25,11 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "check.h"
 #include "egw_esp.h"
 #include "esp_crypto.h"
 #include "esp_private.h"
 #include "esp_vectors.h"
-
-static int failures;
-static int checks;
-
-#define CHECK(cond, ...)                                            \
-	do {                                                        \
-		checks++;                                           \
-		if (!(cond)) {                                      \
-			failures++;                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);                        \
-			printf("\n");                               \
-		}                                                   \
-	} while (0)
 
 static struct rte_mempool *pool;
 

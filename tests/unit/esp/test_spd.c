@@ -43,22 +43,9 @@
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 
+#include "check.h"
 #include "egw_esp.h"
 #include "esp_private.h"
-
-static int failures;
-static int checks;
-
-#define CHECK(cond, ...)                                            \
-	do {                                                        \
-		checks++;                                           \
-		if (!(cond)) {                                      \
-			failures++;                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);                        \
-			printf("\n");                               \
-		}                                                   \
-	} while (0)
 
 #define NB_MBUF 2047
 #define FRAME_MAX 512
