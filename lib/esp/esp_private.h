@@ -7,13 +7,16 @@
 #ifndef EGW_ESP_PRIVATE_H
 #define EGW_ESP_PRIVATE_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <intel-ipsec-mb.h>
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_ip.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
@@ -67,6 +70,37 @@ esp_get32(const void *p)
 
 	memcpy(&b, p, sizeof(b));
 	return rte_be_to_cpu_32(b);
+}
+
+/*
+ * Walk the IPv6 hop-by-hop, routing and destination-options headers behind
+ * the fixed header at ip6: ESP goes after them (RFC 4303 3.1.1). end = bytes
+ * present and covered by the payload length. On success *nh is the next
+ * header after them, *off its offset from ip6 and *nh_off the offset of the
+ * byte naming it; false if a header reaches past end.
+ */
+static inline bool
+esp_ip6_skip_ext(const uint8_t *ip6, uint32_t end, uint8_t *nh, uint32_t *off, uint32_t *nh_off)
+{
+	uint32_t o = sizeof(struct rte_ipv6_hdr), no = offsetof(struct rte_ipv6_hdr, proto);
+	uint8_t h = ip6[no];
+
+	while (h == IPPROTO_HOPOPTS || h == IPPROTO_ROUTING || h == IPPROTO_DSTOPTS) {
+		uint32_t len;
+
+		if (o + 8 > end)
+			return false;
+		len = ((uint32_t)ip6[o + 1] + 1) * 8;
+		if (o + len > end)
+			return false;
+		h = ip6[o];
+		no = o;
+		o += len;
+	}
+	*nh = h;
+	*off = o;
+	*nh_off = no;
+	return true;
 }
 
 /* May ESP rewrite m's data in place? A direct mbuf, or one on an external

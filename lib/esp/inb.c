@@ -60,28 +60,13 @@ parse_in(struct rte_mbuf *m, struct in_pkt *q)
 		q->nh_off = (uint16_t)(l2 + offsetof(struct rte_ipv4_hdr, next_proto_id));
 	} else if ((p[0] >> 4) == 6) {
 		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)p;
-		uint32_t nh_off = offsetof(struct rte_ipv6_hdr, proto);
+		uint32_t nh_off;
 
 		if (have < sizeof(*ip6))
 			return EGW_ESP_DROP_TRUNCATED;
 		ip_len = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
-		if (ip_len > have)
+		if (ip_len > have || !esp_ip6_skip_ext(p, ip_len, &proto, &off, &nh_off))
 			return EGW_ESP_DROP_TRUNCATED;
-		off = sizeof(*ip6);
-		proto = ip6->proto;
-		while (proto == IPPROTO_HOPOPTS || proto == IPPROTO_ROUTING ||
-		       proto == IPPROTO_DSTOPTS) {
-			uint32_t len;
-
-			if (off + 8 > ip_len)
-				return EGW_ESP_DROP_TRUNCATED;
-			len = ((uint32_t)p[off + 1] + 1) * 8;
-			if (off + len > ip_len)
-				return EGW_ESP_DROP_TRUNCATED;
-			proto = p[off];
-			nh_off = off;
-			off += len;
-		}
 		q->family = AF_INET6;
 		q->nh_off = (uint16_t)(l2 + nh_off);
 	} else {

@@ -58,27 +58,15 @@ parse_out(const struct rte_mbuf *m, struct esp_out_pkt *o)
 	}
 	if ((p[0] >> 4) == 6) {
 		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)p;
-		uint32_t off = sizeof(*ip6), nh_off = offsetof(struct rte_ipv6_hdr, proto);
-		uint8_t nh = ip6->proto;
+		uint32_t off, nh_off;
+		uint8_t nh;
 
 		if (have < sizeof(*ip6))
 			return false;
 		o->ip_len = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
-		if (l2 + o->ip_len > m->pkt_len)
+		if (l2 + o->ip_len > m->pkt_len ||
+		    !esp_ip6_skip_ext(p, RTE_MIN(have, o->ip_len), &nh, &off, &nh_off))
 			return false;
-		/* ESP follows hop-by-hop, routing and destination options */
-		while (nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS) {
-			uint32_t len;
-
-			if (off + 8 > have || off + 8 > o->ip_len)
-				return false;
-			len = ((uint32_t)p[off + 1] + 1) * 8;
-			if (off + len > have || off + len > o->ip_len)
-				return false;
-			nh = p[off];
-			nh_off = off;
-			off += len;
-		}
 		o->family = AF_INET6;
 		o->insert = (uint16_t)off;
 		o->nh_off = (uint16_t)(l2 + nh_off);
