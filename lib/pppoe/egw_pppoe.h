@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * PPPoE access concentrator (RFC 2516, RFC 4638) with PPP termination
+ * (RFC 1661 LCP, RFC 1334 PAP, RFC 1994 CHAP-MD5, RFC 1332/1877 IPCP,
+ * RFC 5072 IPv6CP, RFC 4861/4862 router advertisements) and a lock-free
+ * fast path for bound sessions.
+ *
+ * Two halves:
+ *  - the control path (every function not marked "data path"): discovery,
+ *    the PPP state machines, timers, configuration and the session table's
+ *    writes. One thread at a time (the caller serialises).
+ *  - the data path: per-lcore contexts that decapsulate session frames of
+ *    bound sessions and encapsulate downstream IP packets toward them,
+ *    reading the session table without locks.
+ *
+ * Session table: a session is found by (ingress port, VLAN tags, client MAC,
+ * session id). Session ids are allocated by this library, unique over all
+ * ports, so the data path indexes the table by id and compares the rest of
+ * the key. A session's fields are written before its state is published with
+ * a release store (the data path loads it with acquire); a session leaves the
+ * table and its slot is reused only after an rte_rcu_qsbr grace period, so a
+ * data-path thread must be a reader of the QSBR variable given to
+ * egw_pppoe_init() and report quiescent between bursts.
+ *
+ * Handoff: until a session's first NCP (IPCP or IPv6CP) opens, every frame of
+ * the session goes to the control path in arrival order. Once the control
+ * path opens the NCP it publishes the session as bound; data frames of that
+ * protocol are decapsulated on the data path from then on. A data frame the
+ * control path receives is never forwarded by it (it would overtake or be
+ * overtaken by the fast path): it is discarded and counted, as ncp_not_open
+ * when the NCP was not open when the control path read it (RFC 1661: packets
+ * of a protocol not in the Opened state are silently discarded), as
+ * handoff_discard when it was queued before the data path saw the session
+ * bound. Nothing is stranded and nothing is reordered.
+ *
+ * Frames are Ethernet frames classified by lib/eth (egw_eth_meta(), l2_len,
+ * vlan_tci/vlan_tci_outer set).
+ */
+#ifndef EGW_PPPOE_H
+#define EGW_PPPOE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest burst a data-path call takes. */
+#define EGW_PPPOE_MAX_BURST 128
+/** Most data-path contexts (one per lcore). */
+#define EGW_PPPOE_MAX_CTX 16
+/** Most sessions (ids 1..65534; 0 and 0xFFFF are reserved by RFC 2516). */
+#define EGW_PPPOE_MAX_SESSIONS 65534
+/** Longest AC-Name, Service-Name, user name, secret. */
+#define EGW_PPPOE_NAME_MAX 64
+/** Default MRU we offer (RFC 2516: 1492). */
+#define EGW_PPPOE_MRU_DEF 1492
+/** Largest MRU with RFC 4638 PPP-Max-Payload (jumbo access ports). */
+#define EGW_PPPOE_MRU_MAX 9000
+
+/** Data-path drop reasons (egw_pppoe_drop.def). */
+enum egw_pppoe_drop {
+#define EGW_PPPOE_DROP(e, n, d) EGW_PPPOE_DROP_##e,
+#include "egw_pppoe_drop.def"
+#undef EGW_PPPOE_DROP
+	EGW_PPPOE_DROP_MAX
+};
+
+/** JSON/counter name of a data-path drop reason ("unknown" if out of range). */
+const char *egw_pppoe_drop_name(unsigned int reason);
+/** One-line description of a data-path drop reason. */
+const char *egw_pppoe_drop_desc(unsigned int reason);
+
+/**
+ * Send a frame built by the control path (PADO, PADS, PADT, PPP control,
+ * router advertisements) out of a port. Must consume m (transmit or free).
+ */
+typedef void (*egw_pppoe_tx_fn)(uint16_t port, struct rte_mbuf *m, void *arg);
+
+/** Parameters of egw_pppoe_init(). */
+struct egw_pppoe_params {
+	struct rte_rcu_qsbr *qsbr; /**< data-path threads are its readers */
+	struct rte_mempool *pool;  /**< mbufs for frames the control path builds */
+	unsigned int max_sessions; /**< table size, 1..EGW_PPPOE_MAX_SESSIONS; 0: maximum */
+	unsigned int nb_ctx;       /**< data-path contexts that will be created (1..MAX_CTX) */
+	egw_pppoe_tx_fn tx;        /**< control-path transmit */
+	void *tx_arg;
+	int socket; /**< NUMA socket of the tables */
+};
+
+/**
+ * Initialise the library (control path, once). Calls rte_timer_subsystem_init().
+ *
+ * @return 0; -EINVAL on bad parameters; -ENOMEM; -EEXIST if already done.
+ */
+int egw_pppoe_init(const struct egw_pppoe_params *p);
+
+/** Close every session (PADT sent), wait for a grace period, free everything. */
+void egw_pppoe_fini(void);
+
+/**
+ * Declare an access port: discovery frames are answered on it with its MAC;
+ * its MTU bounds the MRU (RFC 4638). Ports not declared ignore PPPoE
+ * (counted). May be called again to change MAC or MTU.
+ *
+ * @return 0; -EINVAL (port >= RTE_MAX_ETHPORTS, mtu < 1500).
+ */
+int egw_pppoe_port_add(uint16_t port, const struct rte_ether_addr *mac, uint16_t mtu);
+
+/* --- configuration (control path; 0 or -errno, state unchanged on error) --- */
+
+/** AC-Name tag value (default: "edgegw"). -EINVAL if empty or too long. */
+int egw_pppoe_set_ac_name(const char *name);
+/** Add a served Service-Name; with none configured, any name is served. -EEXIST, -ENOSPC. */
+int egw_pppoe_service_add(const char *name);
+/** -ENOENT if not configured. */
+int egw_pppoe_service_del(const char *name);
+
+/**
+ * Add an address pool. IPv4 "a.b.c.d/len" (len 8..30): the first host
+ * address is the concentrator's own (IPCP local address, ICMP source),
+ * subscribers get the others. IPv6 "prefix/len" (len 32..63): the first /64
+ * is the concentrator's own, subscribers get one /64 each.
+ *
+ * @return 0; -EINVAL (syntax, length) with a message in err; -EEXIST (overlaps
+ *   a pool); -ENOSPC.
+ */
+int egw_pppoe_pool_add(const char *prefix, char *err, size_t errlen);
+/** Remove a pool; -EBUSY while a session holds an address from it; -ENOENT. */
+int egw_pppoe_pool_del(const char *prefix, char *err, size_t errlen);
+
+/** DNS servers for IPCP (RFC 1877); 0 = none. Network byte order. */
+int egw_pppoe_set_dns(rte_be32_t primary, rte_be32_t secondary);
+/** Most sessions in total (1..max_sessions of init) and per client MAC (1..65534). */
+int egw_pppoe_set_limits(unsigned int sessions, unsigned int per_mac);
+/** MRU we ask for in LCP (576..EGW_PPPOE_MRU_MAX). */
+int egw_pppoe_set_mru(uint16_t mru);
+
+/** TCP MSS clamping of SYNs in both directions. */
+enum egw_pppoe_mss_mode {
+	EGW_PPPOE_MSS_AUTO = 0, /**< session MRU - 40 (IPv4) / - 60 (IPv6): the default */
+	EGW_PPPOE_MSS_OFF,
+	EGW_PPPOE_MSS_FIXED, /**< the given value for IPv4, value - 20 for IPv6 */
+};
+/** -EINVAL for a fixed value outside 536..9000 - 40. */
+int egw_pppoe_set_mss_clamp(enum egw_pppoe_mss_mode mode, uint16_t value);
+/** LCP echo every interval seconds (0 = off), close after misses (1..255) unanswered. */
+int egw_pppoe_set_keepalive(unsigned int interval_s, unsigned int misses);
+
+/** Authentication asked for in LCP. */
+enum egw_pppoe_auth {
+	EGW_PPPOE_AUTH_PAP = 0, /**< the default */
+	EGW_PPPOE_AUTH_CHAP,    /**< CHAP with MD5 */
+	EGW_PPPOE_AUTH_NONE,
+};
+int egw_pppoe_set_auth(enum egw_pppoe_auth auth);
+/**
+ * Add a subscriber; addr (network order, 0 = from a pool) must lie in no pool
+ * or be free in one. -EEXIST, -EINVAL (name/secret empty or too long), -ENOSPC.
+ */
+int egw_pppoe_user_add(const char *name, const char *secret, rte_be32_t addr);
+/** -ENOENT. Sessions of the user stay up. */
+int egw_pppoe_user_del(const char *name);
+
+/** Snapshot of the configuration for "show config" and JSON. */
+struct egw_pppoe_config {
+	char ac_name[EGW_PPPOE_NAME_MAX + 1];
+	unsigned int nb_services;
+	unsigned int nb_pools4, nb_pools6;
+	unsigned int nb_users;
+	rte_be32_t dns[2];
+	unsigned int max_sessions, max_per_mac;
+	uint16_t mru;
+	enum egw_pppoe_mss_mode mss_mode;
+	uint16_t mss_value;
+	unsigned int keepalive_s, keepalive_misses;
+	enum egw_pppoe_auth auth;
+};
+void egw_pppoe_config_get(struct egw_pppoe_config *c);
+
+/** Call fn for each configured service name, then each pool as text. */
+void egw_pppoe_services_walk(void (*fn)(const char *name, void *arg), void *arg);
+void egw_pppoe_pools_walk(void (*fn)(const char *prefix, unsigned int used, unsigned int size,
+				     void *arg),
+			  void *arg);
+
+/* --- control path input and timers --- */
+
+/**
+ * A discovery (0x8863) or session (0x8864) frame handed over by a data-path
+ * thread, classified by lib/eth, m->port the ingress port. Consumes m.
+ */
+void egw_pppoe_input(struct rte_mbuf *m);
+
+/**
+ * Timers (rte_timer_manage: LCP/NCP restart, keepalive, grace periods),
+ * cookie secret rotation, sessions freed after grace periods. Call often
+ * (every millisecond or so) from the control thread.
+ *
+ * @return the amount of work done (0 when idle).
+ */
+unsigned int egw_pppoe_service(void);
+
+/* --- sessions --- */
+
+/** Session state as shown. */
+enum egw_pppoe_sess_state {
+	EGW_PPPOE_S_FREE = 0,
+	EGW_PPPOE_S_NEGOTIATING, /**< discovery done, PPP not yet bound: frames go to control */
+	EGW_PPPOE_S_BOUND,       /**< an NCP is open: IP frames take the fast path */
+	EGW_PPPOE_S_CLOSING,     /**< PADT sent or received, waiting for the grace period */
+};
+
+/** Why a session ended (egw_pppoe_cause.def). */
+enum egw_pppoe_cause {
+#define EGW_PPPOE_CAUSE(e, n, d) EGW_PPPOE_CAUSE_##e,
+#include "egw_pppoe_cause.def"
+#undef EGW_PPPOE_CAUSE
+	EGW_PPPOE_CAUSE_MAX
+};
+const char *egw_pppoe_cause_name(unsigned int cause);
+
+/** A session as shown by "show pppoe sessions [detail]". */
+struct egw_pppoe_session_info {
+	uint16_t sid;
+	uint16_t port;
+	struct rte_ether_addr mac;
+	uint8_t n_vlan;
+	uint16_t vlan[2]; /**< VIDs, outer first */
+	enum egw_pppoe_sess_state state;
+	char lcp[16], ipcp[16], ipv6cp[16]; /**< FSM state names */
+	char user[EGW_PPPOE_NAME_MAX + 1];
+	uint16_t mru;      /**< we send at most this (peer's MRU) */
+	rte_be32_t ip4;    /**< 0 if none */
+	uint8_t ip6[16];   /**< the session's /64 prefix (zero if none) */
+	uint8_t ip6_iid[8]; /**< peer interface identifier */
+	uint64_t uptime_s;
+	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes; /**< data path, summed */
+	uint64_t ctrl_rx, ctrl_tx;                      /**< control frames */
+	unsigned int echo_missed;
+};
+
+/** Call fn for each session not free, in id order; stop early if fn returns non-zero. */
+int egw_pppoe_session_walk(int (*fn)(const struct egw_pppoe_session_info *s, void *arg),
+			   void *arg);
+/** Number of sessions in each state; returns the total not free. */
+unsigned int egw_pppoe_session_count(unsigned int count[4]);
+
+/** Close a session (PADT + LCP Terminate); -ENOENT if none with this id. */
+int egw_pppoe_session_clear(uint16_t sid);
+/** Close every session; returns how many. */
+unsigned int egw_pppoe_session_clear_all(void);
+
+/** Control-path counters: names and values, in a fixed order. */
+unsigned int egw_pppoe_ctrl_counters(const char **names, uint64_t *values, unsigned int max);
+
+/* --- data path --- */
+
+struct egw_pppoe_ctx;
+
+/** Create the data-path context of lcore index idx (< nb_ctx of init); pool for ICMP. */
+struct egw_pppoe_ctx *egw_pppoe_ctx_create(unsigned int idx, struct rte_mempool *pool);
+void egw_pppoe_ctx_free(struct egw_pppoe_ctx *c);
+/** Drops of one context (read by other threads: relaxed loads). */
+void egw_pppoe_ctx_drops(const struct egw_pppoe_ctx *c, uint64_t drop[EGW_PPPOE_DROP_MAX]);
+
+/**
+ * Result of a data-path call. The caller zeroes it once; each call appends
+ * to the arrays and adds to the counts, the caller takes the frames out and
+ * zeroes the counts again. Dropped frames are freed by the library.
+ */
+struct egw_pppoe_res {
+	uint16_t n_out;  /**< decap: IP frames; encap: PPPoE frames */
+	uint16_t n_ctrl; /**< decap: frames for the control path (egw_pppoe_input) */
+	uint16_t n_pass; /**< encap: not for a session, unchanged */
+	uint16_t n_icmp; /**< ICMP/ICMPv6 too-big made, to send back where the packet came from */
+	uint32_t drop[EGW_PPPOE_DROP_MAX];
+	struct rte_mbuf *out[EGW_PPPOE_MAX_BURST];
+	uint16_t out_port[EGW_PPPOE_MAX_BURST]; /**< encap: egress port (the session's) */
+	struct rte_mbuf *ctrl[EGW_PPPOE_MAX_BURST];
+	struct rte_mbuf *pass[EGW_PPPOE_MAX_BURST];
+	struct rte_mbuf *icmp[EGW_PPPOE_MAX_BURST];
+};
+
+/**
+ * Data path: session frames (class PPPOE_SESS) received on one port. Frames
+ * of bound sessions carrying IPv4/IPv6 become Ethernet II frames
+ * (destination and source MAC kept, tags removed, ethertype 0x0800/0x86DD,
+ * l2_len 14, lib/eth meta and packet_type updated, TCP MSS clamped on SYNs)
+ * in res->out, in arrival order; LCP/auth/NCP frames, IPv6 router
+ * solicitations and every frame of a session not bound go to res->ctrl in
+ * arrival order; the rest are dropped with a reason.
+ */
+void egw_pppoe_decap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
+			   struct egw_pppoe_res *res);
+
+/**
+ * Data path: IPv4/IPv6 Ethernet frames (classified, l2_len set). A frame
+ * whose destination is a bound session's address (IPv4) or /64 (IPv6)
+ * becomes a PPPoE session frame for it in res->out (with res->out_port);
+ * too big for the session's MRU: dropped, ICMP too-big in res->icmp; others
+ * go to res->pass unchanged, in order.
+ */
+void egw_pppoe_encap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
+			   struct egw_pppoe_res *res);
+
+/** Data path: non-zero while at least one session is bound (one load). */
+int egw_pppoe_active(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EGW_PPPOE_H */
