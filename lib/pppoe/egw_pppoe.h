@@ -238,19 +238,18 @@ struct egw_pppoe_session_info {
 	enum egw_pppoe_sess_state state;
 	char lcp[16], ipcp[16], ipv6cp[16]; /**< FSM state names */
 	char user[EGW_PPPOE_NAME_MAX + 1];
-	uint16_t mru;      /**< we send at most this (peer's MRU) */
-	rte_be32_t ip4;    /**< 0 if none */
-	uint8_t ip6[16];   /**< the session's /64 prefix (zero if none) */
+	uint16_t mru;       /**< we send at most this (peer's MRU) */
+	rte_be32_t ip4;     /**< 0 if none */
+	uint8_t ip6[16];    /**< the session's /64 prefix (zero if none) */
 	uint8_t ip6_iid[8]; /**< peer interface identifier */
 	uint64_t uptime_s;
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes; /**< data path, summed */
-	uint64_t ctrl_rx, ctrl_tx;                      /**< control frames */
+	uint64_t ctrl_rx, ctrl_tx;                     /**< control frames */
 	unsigned int echo_missed;
 };
 
 /** Call fn for each session not free, in id order; stop early if fn returns non-zero. */
-int egw_pppoe_session_walk(int (*fn)(const struct egw_pppoe_session_info *s, void *arg),
-			   void *arg);
+int egw_pppoe_session_walk(int (*fn)(const struct egw_pppoe_session_info *s, void *arg), void *arg);
 /** Number of sessions in each state; returns the total not free. */
 unsigned int egw_pppoe_session_count(unsigned int count[4]);
 

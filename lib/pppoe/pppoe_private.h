@@ -133,8 +133,8 @@ enum pppoe_cnt {
 
 /* written by the control path only */
 extern uint64_t pppoe_cnt[PPPOE_CNT_MAX];
-#define PPPOE_CNT_INC(e) __atomic_store_n(&pppoe_cnt[PPPOE_CNT_##e], pppoe_cnt[PPPOE_CNT_##e] + 1, \
-					  __ATOMIC_RELAXED)
+#define PPPOE_CNT_INC(e) \
+	__atomic_store_n(&pppoe_cnt[PPPOE_CNT_##e], pppoe_cnt[PPPOE_CNT_##e] + 1, __ATOMIC_RELAXED)
 
 /* ---------------- sessions (session.c) ---------------- */
 
@@ -156,15 +156,15 @@ struct pppoe_sess_fp {
 	uint16_t sid;
 	struct rte_ether_addr mac; /**< client */
 	uint8_t n_vlan;
-	uint8_t ncp;      /**< PPPOE_NCP_* open */
-	uint16_t vid[2];  /**< VLAN ids (12 bits), outer first; 0 if absent */
-	uint16_t mru;     /**< largest PPP information field we send (peer's MRU) */
-	uint16_t mss4;    /**< clamp SYNs of IPv4 to this MSS; 0 = off */
-	uint16_t mss6;    /**< same for IPv6 */
-	uint8_t hdr_len;  /**< bytes of hdr[] */
+	uint8_t ncp;     /**< PPPOE_NCP_* open */
+	uint16_t vid[2]; /**< VLAN ids (12 bits), outer first; 0 if absent */
+	uint16_t mru;    /**< largest PPP information field we send (peer's MRU) */
+	uint16_t mss4;   /**< clamp SYNs of IPv4 to this MSS; 0 = off */
+	uint16_t mss6;   /**< same for IPv6 */
+	uint8_t hdr_len; /**< bytes of hdr[] */
 	uint8_t reserved;
-	rte_be32_t ip4;          /**< assigned address; 0 if none */
-	uint8_t ip6_prefix[8];   /**< the session's /64; zero if none */
+	rte_be32_t ip4;                  /**< assigned address; 0 if none */
+	uint8_t ip6_prefix[8];           /**< the session's /64; zero if none */
 	uint8_t hdr[PPPOE_HDR_TMPL_MAX]; /**< downstream header template, PPPoE length 0 */
 	uint32_t ctx_unused;
 } __rte_cache_aligned;
@@ -178,9 +178,9 @@ struct pppoe_sess {
 	uint16_t port;
 	struct rte_ether_addr mac;
 	uint8_t n_vlan;
-	uint16_t tci[2];          /**< full TCIs (priority kept), outer first */
-	rte_be16_t tpid[2];       /**< TPIDs as received, outer first */
-	uint16_t max_payload;     /**< RFC 4638 PPP-Max-Payload granted; 0 if not asked */
+	uint16_t tci[2];                 /**< full TCIs (priority kept), outer first */
+	rte_be16_t tpid[2];              /**< TPIDs as received, outer first */
+	uint16_t max_payload;            /**< RFC 4638 PPP-Max-Payload granted; 0 if not asked */
 	enum egw_pppoe_sess_state state; /**< control's copy of fp->state */
 	enum egw_pppoe_cause cause;
 	uint64_t start_tsc;
@@ -188,7 +188,7 @@ struct pppoe_sess {
 	char service[EGW_PPPOE_NAME_MAX + 1];
 	struct ppp_sess *ppp; /**< ppp.c's state; NULL once freed */
 	/* session.c's bookkeeping */
-	uint32_t next_free; /**< free list link */
+	uint32_t next_free;  /**< free list link */
 	uint64_t free_token; /**< rte_rcu_qsbr token while closing */
 };
 
@@ -256,6 +256,14 @@ unsigned int pppoe_sess_count(void);
 struct pppoe_sess_fp *pppoe_route4_lookup(rte_be32_t dst);
 struct pppoe_sess_fp *pppoe_route6_lookup(const uint8_t dst[16]);
 
+/**
+ * Data-path counters of a session id summed over the contexts (fast.c; relaxed
+ * loads of other lcores' counters): rx_pkts, rx_bytes, tx_pkts, tx_bytes.
+ */
+void pppoe_fast_sess_counters(uint16_t sid, uint64_t cnt[4]);
+/** The downstream route table of PPPOE_NCP_IP4 or _IP6 (session.c), for bulk lookups. */
+struct rte_hash *pppoe_route_tab(unsigned int ncp);
+
 /** The fast-path array (index = sid), for fast.c. */
 extern struct pppoe_sess_fp *pppoe_sess_fp_tab;
 /** Bound sessions (data path reads it to skip work while zero). */
@@ -276,9 +284,9 @@ int pppoe_sess_send(struct pppoe_sess *s, uint16_t proto, const void *data, uint
  * etype; returns the mbuf with data_len = header bytes, *payload pointing
  * behind them (room for at least 1500 bytes). NULL if no mbuf.
  */
-struct rte_mbuf *pppoe_frame_alloc(uint16_t port, const struct rte_ether_addr *dst,
-				   uint8_t n_vlan, const uint16_t tci[2], const rte_be16_t tpid[2],
-				   uint16_t etype, uint8_t **payload);
+struct rte_mbuf *pppoe_frame_alloc(uint16_t port, const struct rte_ether_addr *dst, uint8_t n_vlan,
+				   const uint16_t tci[2], const rte_be16_t tpid[2], uint16_t etype,
+				   uint8_t **payload);
 /** Set the lengths (payload bytes written after the header) and transmit. */
 void pppoe_frame_send(uint16_t port, struct rte_mbuf *m, uint16_t payload_len);
 
@@ -341,6 +349,8 @@ void pppoe_pool4_release(rte_be32_t addr);
 int pppoe_pool6_alloc(uint8_t prefix[8]);
 void pppoe_pool6_release(const uint8_t prefix[8]);
 void pppoe_pool_fini(void);
+/** Number of IPv4 and IPv6 pools (for egw_pppoe_config_get()). */
+void pppoe_pool_count(unsigned int *nb4, unsigned int *nb6);
 
 /* ---------------- PPP (ppp.c, fsm.c, lcp.c, auth.c, ipcp.c, ipv6cp.c) ---------------- */
 
