@@ -1,7 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Application bring-up and tear-down after EAL and option parsing: lcore
- * roles, ports, workers, ESP, control path, telemetry, pdump.
+ * roles, ports, workers, PPPoE, ESP, control path, telemetry, pdump.
+ *
+ * Gateway stages wrap the stage installed before them, so the one installed
+ * last runs first. Per frame class the order is:
+ *   PPPoE session:  rxtokens -> PPPoE decapsulation
+ *                   (a pppoe-session consumer takes its session's frames
+ *                   before decapsulation; decapsulated frames start again
+ *                   at the head of their IPv4/IPv6 chain)
+ *   IPv4, IPv6:     ESP -> PPPoE -> rxtokens -> route
+ *                   (inbound ESP is decrypted before the PPPoE encapsulation
+ *                   looks up the subscriber; upstream frames decapsulated
+ *                   from a session pass outbound ESP on their way to the
+ *                   uplink)
+ * hence: PPPoE session stage, rxtokens, ports (pools), PPPoE (IPv4/IPv6),
+ * ESP.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,10 +68,15 @@ egw_app_init(void)
 	if (rc == 0)
 		rc = egw_workers_init();
 	if (rc == 0)
+		egw_pppoe_stage_install();
+	if (rc == 0)
 		rc = egw_rxtok_stage_init();
 	if (rc == 0)
 		rc = egw_ports_init();
-	/* after the rxtokens stage (ESP runs first) and the mbuf pools */
+	/* after the rxtokens stage and the mbuf pools, before ESP */
+	if (rc == 0)
+		rc = egw_pppoe_stage_init();
+	/* after the PPPoE stage (ESP runs first) */
 	if (rc == 0)
 		rc = egw_esp_stage_init();
 	if (rc == 0)
@@ -85,8 +104,14 @@ egw_app_stop(void)
 	if (!egw.launched)
 		return;
 	egw_workers_join();
-	egw_control_drain();
+	/* from here the control path sends its frames itself
+	 * (egw_control_tx()), after those the workers did not send */
+	rte_spinlock_lock(&egw.ctrl_lock);
 	egw.launched = false;
+	egw_workers_ctrl_tx_flush();
+	rte_spinlock_unlock(&egw.ctrl_lock);
+	egw_control_drain();
+	egw_workers_free_rings();
 }
 
 void
@@ -97,6 +122,8 @@ egw_app_fini(void)
 	egw_rxtok_fini();
 	/* contexts and SAs (keys wiped) after the workers stopped */
 	egw_esp_stage_fini();
+	/* sessions closed with a PADT each, sent while the ports are up */
+	egw_pppoe_stage_fini();
 	if (egw.pdump) {
 		rte_pdump_uninit();
 		egw.pdump = false;

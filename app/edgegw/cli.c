@@ -71,7 +71,7 @@ egw_cli_fail(const char *fmt, ...)
 
 const struct egw_cli_help egw_cli_help_table[] = {
 	{"general", "help [<topic>]",
-	 "list commands; topics: general, forwarding, ports, config, rxtokens, esp, all"},
+	 "list commands; topics: general, forwarding, ports, config, rxtokens, esp, pppoe, all"},
 	{"general", "start", "start forwarding with the selected engine"},
 	{"general", "stop", "stop forwarding: workers finish their burst and sleep"},
 	{"general", "quit", "stop forwarding, print the final statistics and exit"},
@@ -127,11 +127,34 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "SAs: SPI, direction, mode, AEAD, endpoints, packets, bytes, drops (never the key)"},
 	{"esp", "show esp policy", "policy rules of each direction in order, with id and hits"},
 	{"esp", "show esp stats", "ESP totals of the workers and drops by reason"},
+	{"pppoe", "pppoe ac-name <name>", "AC-Name of this access concentrator (default edgegw)"},
+	{"pppoe", "pppoe service-name add|del <name>",
+	 "Service-Names served; with none configured, any name is served"},
+	{"pppoe", "pppoe pool add|del <prefix>",
+	 "subscriber addresses: IPv4 a.b.c.d/8..30, or an IPv6 prefix/32..63 cut into /64s"},
+	{"pppoe", "pppoe dns <primary> [<secondary>]", "DNS servers offered in IPCP (RFC 1877)"},
+	{"pppoe", "pppoe dns none", "offer no DNS server"},
+	{"pppoe", "pppoe limit sessions|per-mac <n>",
+	 "most sessions in total, or per client MAC address"},
+	{"pppoe", "pppoe mru <n>", "MRU asked for in LCP, 576..9000 (default 1492)"},
+	{"pppoe", "pppoe mss-clamp auto|off|<value>",
+	 "TCP MSS clamping of SYNs: session MRU - 40/60 (default), off, or a value"},
+	{"pppoe", "pppoe keepalive <interval-s> <misses>",
+	 "LCP echo every interval (0 = off); close after misses unanswered"},
+	{"pppoe", "pppoe session clear <id>|all", "close sessions: PADT and LCP Terminate"},
+	{"pppoe", "ppp auth pap|chap|none", "authentication asked for in LCP (default pap)"},
+	{"pppoe", "ppp user add <name> <secret> [address <A>]",
+	 "add a subscriber, optionally with a static IPv4 address"},
+	{"pppoe", "ppp user del <name>", "remove a subscriber (its sessions stay up)"},
+	{"pppoe", "show pppoe sessions [detail]",
+	 "one line per session: id, port, VLANs, MAC, state, user, addresses, uptime"},
+	{"pppoe", "show pppoe stats",
+	 "control counters, data-path drops by reason, sessions by state"},
 	{NULL, NULL, NULL},
 };
 
 static const char *const help_topics[] = {"general",  "forwarding", "ports", "config",
-					  "rxtokens", "esp",        NULL};
+					  "rxtokens", "esp",        "pppoe", NULL};
 
 static void
 help_print(const char *topic)
@@ -185,7 +208,7 @@ cmd_help(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 
 	if (topic == NULL) {
 		printf("Commands (help <topic> for one group; topics: general, forwarding, ports, "
-		       "config, rxtokens, esp, all):\n");
+		       "config, rxtokens, esp, pppoe, all):\n");
 		help_print(NULL);
 		return;
 	}
@@ -200,7 +223,7 @@ cmd_help(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 		}
 	}
 	egw_cli_fail("help: unknown topic '%s' (topics: general, forwarding, ports, config, "
-		     "rxtokens, esp, all)",
+		     "rxtokens, esp, pppoe, all)",
 		     topic);
 }
 
@@ -357,7 +380,16 @@ cmd_port_role(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused
 		egw_cli_fail("port role: forwarding is running: stop it first");
 		return;
 	}
+	/* the control path reads the roles (PPPoE frames of access ports
+	 * only) under the lock */
+	rte_spinlock_lock(&egw.ctrl_lock);
+	if (egw_pppoe_stage_port_role(p, role, err, sizeof(err)) < 0) {
+		rte_spinlock_unlock(&egw.ctrl_lock);
+		egw_cli_fail("port role: %s", err);
+		return;
+	}
 	egw.ports[p].role = role;
+	rte_spinlock_unlock(&egw.ctrl_lock);
 	printf("Port %u role %s\n", p, egw_role_name(role));
 }
 
@@ -396,6 +428,10 @@ extern cmdline_parse_inst_t egw_cli_show_rxtok_what;
 extern cmdline_parse_inst_t egw_cli_esp;
 extern cmdline_parse_inst_t egw_cli_show_esp;
 extern cmdline_parse_inst_t egw_cli_show_esp_what;
+extern cmdline_parse_inst_t egw_cli_pppoe;
+extern cmdline_parse_inst_t egw_cli_ppp;
+extern cmdline_parse_inst_t egw_cli_show_pppoe;
+extern cmdline_parse_inst_t egw_cli_show_pppoe_what;
 
 static cmdline_parse_ctx_t cli_ctx[] = {
 	&i_help,
@@ -417,6 +453,10 @@ static cmdline_parse_ctx_t cli_ctx[] = {
 	&egw_cli_esp,
 	&egw_cli_show_esp,
 	&egw_cli_show_esp_what,
+	&egw_cli_pppoe,
+	&egw_cli_ppp,
+	&egw_cli_show_pppoe,
+	&egw_cli_show_pppoe_what,
 	NULL,
 };
 
@@ -472,7 +512,8 @@ cli_exec(struct cmdline *cl, const char *line)
 	cli_rc = 0;
 	cli_secret = false;
 	rc = cmdline_parse(cl, buf);
-	/* a line may carry a key (esp sa add): no copy outlives the call */
+	/* a line may carry a key (esp sa add) or a secret (ppp user add): no
+	 * copy outlives the call */
 	explicit_bzero(buf, sizeof(buf));
 	if (cli_secret)
 		scrub_stack();
@@ -519,7 +560,8 @@ egw_cli_run_file(const char *path)
 		fprintf(stderr, "error: --cmdline-file %s: %s\n", path, strerror(errno));
 		return -errno;
 	}
-	/* our buffer, wiped at the end: the file may hold keys (esp sa add) */
+	/* our buffer, wiped at the end: the file may hold keys (esp sa add)
+	 * and secrets (ppp user add) */
 	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
 	while (fgets(line, sizeof(line), f) != NULL) {
 		size_t n = strlen(line);
@@ -540,7 +582,7 @@ egw_cli_run_file(const char *path)
 		if (*p == '\0' || *p == '#')
 			continue;
 		rc = egw_cli_run_line(p);
-		explicit_bzero(line, sizeof(line)); /* keys (esp sa add) */
+		explicit_bzero(line, sizeof(line)); /* keys, secrets */
 		if (rc != 0 || __atomic_load_n(&egw.quit, __ATOMIC_RELAXED))
 			break;
 	}

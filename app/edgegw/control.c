@@ -2,9 +2,13 @@
 /*
  * Control path: drains the per-worker SPSC rings in arrival order and hands
  * each frame to the handler of its class (the PPPoE and ARP handlers plug in
- * here), and runs the services of lib/rxtokens and lib/esp. Runs on the main
- * lcore between command-line polls, or on its own lcore with
+ * here), and runs the services of lib/rxtokens, lib/esp and lib/pppoe. Runs
+ * on the main lcore between command-line polls, or on its own lcore with
  * --control-lcore; it sleeps when idle.
+ *
+ * Handlers and services run under egw.ctrl_lock, which commands on the main
+ * lcore take too: the libraries' control state has one writer at a time,
+ * and so has each worker's ctrl_tx_ring (egw_control_tx()).
  */
 #include <errno.h>
 
@@ -37,6 +41,9 @@ egw_control_poll(void)
 		if (r == NULL)
 			continue;
 		n = rte_ring_dequeue_burst(r, (void **)pkts, CTRL_BURST, NULL);
+		if (n == 0)
+			continue;
+		rte_spinlock_lock(&egw.ctrl_lock);
 		for (k = 0; k < n; k++) {
 			struct rte_mbuf *m = pkts[k];
 			uint8_t cls = egw_eth_meta(m)->cls;
@@ -51,6 +58,7 @@ egw_control_poll(void)
 				rte_pktmbuf_free(m);
 			}
 		}
+		rte_spinlock_unlock(&egw.ctrl_lock);
 		EGW_CNT_ADD(egw.ctrl.rx, n);
 		total += n;
 	}
@@ -63,8 +71,48 @@ egw_control_poll(void)
 	 * at a time with the esp commands */
 	if (egw.esp)
 		total += egw_esp_service();
+	/* PPPoE: timers (rte_timer_manage: only those of this lcore, the one
+	 * egw_pppoe_init() ran on: stage_pppoe.c), cookie secret rotation,
+	 * sessions freed after their grace period */
+	if (egw.pppoe)
+		total += egw_pppoe_service();
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	return total;
+}
+
+void
+egw_control_tx(uint16_t port, struct rte_mbuf *m, void *arg __rte_unused)
+{
+	struct egw_worker *w;
+
+	if (port >= RTE_MAX_ETHPORTS || !egw.ports[port].used) {
+		EGW_CNT_ADD(egw.ctrl.tx_drop, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!egw.launched) {
+		/* no worker runs (start-up, or after egw_workers_join()): TX
+		 * queue 0 has no other user */
+		if (rte_eth_tx_burst(port, 0, &m, 1) == 1) {
+			EGW_CNT_ADD(egw.ctrl.tx, 1);
+		} else {
+			EGW_CNT_ADD(egw.ctrl.tx_drop, 1);
+			rte_pktmbuf_free(m);
+		}
+		return;
+	}
+	/* The worker that polls the port's RX queue 0 sends every control
+	 * frame of the port, so they leave in the order they were made. The
+	 * mbuf's port field carries the egress port through the ring (no PMD
+	 * reads it on TX). */
+	w = egw.workers[egw.ports[port].ctrl_tx_worker];
+	m->port = port;
+	if (w->ctrl_tx_ring == NULL || rte_ring_sp_enqueue(w->ctrl_tx_ring, m) != 0) {
+		EGW_CNT_ADD(egw.ctrl.tx_drop, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	EGW_CNT_ADD(egw.ctrl.tx, 1);
 }
 
 void

@@ -20,6 +20,7 @@
 
 #include "egw_esp.h"
 #include "egw_eth.h"
+#include "egw_pppoe.h"
 #include "options.h"
 
 /** Largest RX burst (IPsec-MB's IMB_MAX_BURST_SIZE is 128 too). */
@@ -39,6 +40,9 @@ enum egw_drop {
 /** lib/esp drop reason r is application reason EGW_DROP_ESP_FIRST + r: drop.def
  *  lists the library's reasons last, in its order (stage_esp.c checks each). */
 #define EGW_DROP_ESP_FIRST (EGW_DROP_MAX - EGW_ESP_DROP_MAX)
+/** lib/pppoe drop reason r is application reason EGW_DROP_PPPOE_FIRST + r: its
+ *  block comes right before the ESP block (stage_pppoe.c checks each). */
+#define EGW_DROP_PPPOE_FIRST (EGW_DROP_ESP_FIRST - EGW_PPPOE_DROP_MAX)
 
 extern const char *const egw_drop_names[EGW_DROP_MAX];
 
@@ -77,6 +81,10 @@ struct egw_lstats {
 	uint64_t gen_drop;                 /**< generated frames the TX queue refused */
 	uint64_t gen_nombuf;               /**< generator bursts cut short by an empty mempool */
 	uint64_t tx_out[RTE_MAX_ETHPORTS]; /**< frames sent per egress port */
+	/** frames the control path built (ctrl_tx_ring) that this worker sent;
+	 *  not in tx_out, which counts the forwarded frames of the queues */
+	uint64_t ctrl_tx;
+	uint64_t ctrl_tx_drop; /**< of those, refused by the TX queue (freed) */
 } __rte_cache_aligned;
 
 enum egw_port_role {
@@ -107,6 +115,9 @@ struct egw_port {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	char driver[32];
 	uint16_t rxq_lcore[EGW_MAX_RXQ];
+	/** worker (index) that polls RX queue 0: it sends the frames the
+	 *  control path builds for this port, so they leave in the order made */
+	uint16_t ctrl_tx_worker;
 	struct egw_qstats *qstats; /**< [nb_rxq], each owned by one worker */
 	struct egw_port_view view;
 };
@@ -147,19 +158,30 @@ struct egw_worker {
 	uint16_t nb_rxq;
 	struct egw_rxq rxq[EGW_MAX_WORKER_RXQ];
 	struct rte_ring *ctrl_ring; /**< SPSC ring to the control lcore */
-	int state;                  /**< enum egw_worker_state, written by the worker */
+	/** SPSC ring from the control path: frames it built (PPPoE discovery,
+	 *  PPP control), m->port the egress port; the producer holds ctrl_lock */
+	struct rte_ring *ctrl_tx_ring;
+	int state; /**< enum egw_worker_state, written by the worker */
 	struct egw_lstats stats;
 	struct egw_burst burst;
 	struct egw_txbuf tx[RTE_MAX_ETHPORTS];
-	void *engine_priv;                /**< per-worker state of the running engine */
-	struct egw_esp_stage_worker *esp; /**< ESP context and scratch (stage_esp.c) */
+	void *engine_priv;                    /**< per-worker state of the running engine */
+	struct egw_esp_stage_worker *esp;     /**< ESP context and scratch (stage_esp.c) */
+	struct egw_pppoe_stage_worker *pppoe; /**< PPPoE context and scratch (stage_pppoe.c) */
 } __rte_cache_aligned;
 
-/** Control lcore: drains the workers' rings. */
+/** Control lcore: drains the workers' rings. Written under ctrl_lock (by the
+ *  control lcore, or by a command on the main lcore). */
 struct egw_control_stats {
 	uint64_t rx;
 	uint64_t by_class[EGW_ETH_CLS_MAX];
 	uint64_t drop[EGW_DROP_MAX];
+	/** frames the control path built and handed to a worker's
+	 *  ctrl_tx_ring (or sent itself once the workers stopped) */
+	uint64_t tx;
+	/** frames it built that were freed unsent: ring full, no such port,
+	 *  TX queue full after the workers stopped */
+	uint64_t tx_drop;
 } __rte_cache_aligned;
 
 /** A control-path handler for one frame class; consumes (or frees) m. */
@@ -187,6 +209,7 @@ struct egw_app {
 	rte_spinlock_t ctrl_lock;
 	bool launched; /**< worker (and control) lcores launched */
 	bool esp;      /**< lib/esp initialised (stage_esp.c); written under ctrl_lock */
+	bool pppoe;    /**< lib/pppoe initialised (stage_pppoe.c); written under ctrl_lock */
 	bool pdump;
 };
 
@@ -216,12 +239,25 @@ int egw_fwd_stop(void);
 void egw_burst_flush(struct egw_burst *b);
 void egw_txbuf_flush(struct egw_burst *b, uint16_t port);
 
+/* worker.c, after egw_workers_join(): send what the control path left in
+ * the workers' ctrl_tx_rings, then free the rings (drain the control path
+ * in between) */
+void egw_workers_ctrl_tx_flush(void);
+void egw_workers_free_rings(void);
+
 /* control.c */
 int egw_control_init(void);
 unsigned int egw_control_poll(void);
 void egw_control_set_handler(enum egw_eth_class cls, egw_ctrl_fn fn);
 void egw_control_drain(void);
 int egw_control_launch(void);
+/**
+ * Transmit a frame the control path built (egw_pppoe_tx_fn): onto the
+ * ctrl_tx_ring of the worker that sends for that port, or, once the workers
+ * stopped (!egw.launched), straight out of TX queue 0. Consumes m. The caller
+ * holds ctrl_lock, or the lcores have stopped.
+ */
+void egw_control_tx(uint16_t port, struct rte_mbuf *m, void *arg);
 
 /* stats.c */
 void egw_qstats_sum(uint16_t port, struct egw_qstats *out);
@@ -249,6 +285,23 @@ void egw_esp_stage_update(void);
 const struct egw_esp_ctx *egw_esp_stage_ctx(uint16_t worker);
 void egw_esp_stage_show_config(FILE *f);
 void egw_esp_stage_json(FILE *f);
+
+/* stage_pppoe.c */
+/** Install the PPPoE session-frame stage; before egw_rxtok_stage_init(). */
+void egw_pppoe_stage_install(void);
+/** lib/pppoe, its contexts, control handlers and the IPv4/IPv6 stage; after
+ *  the rxtokens stage and the mbuf pools, before the ESP stage. */
+int egw_pppoe_stage_init(void);
+void egw_pppoe_stage_fini(void);
+/** A port's role changes (forwarding stopped): an access port is declared
+ *  to lib/pppoe. 0 or -errno with a message in err. */
+int egw_pppoe_stage_port_role(uint16_t port, enum egw_port_role role, char *err, size_t errlen);
+/** Data-path PPPoE drops summed over every port and queue. */
+void egw_pppoe_stage_drops(uint64_t drop[EGW_PPPOE_DROP_MAX]);
+/** A session state as shown: "free", "negotiating", "bound", "closing". */
+const char *egw_pppoe_state_name(enum egw_pppoe_sess_state s);
+void egw_pppoe_stage_show_config(FILE *f);
+void egw_pppoe_stage_json(FILE *f);
 
 /* cli.c */
 int egw_cli_run_file(const char *path);

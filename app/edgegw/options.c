@@ -60,6 +60,8 @@ egw_opts_usage(const char *prog)
 	       "      --rxd N, --txd N      RX/TX descriptors per queue (default %u/%u)\n"
 	       "      --control-lcore ID    run the control path on lcore ID instead of the\n"
 	       "                            main lcore\n"
+	       "      --pppoe-sessions N    PPPoE session table size, 1..65534 (default: the\n"
+	       "                            maximum)\n"
 	       "  -h, --help                this text\n",
 	       prog, EGW_DEF_BURST, EGW_DEF_MBUFS, EGW_DEF_RXD, EGW_DEF_TXD);
 }
@@ -77,6 +79,7 @@ enum {
 	OPT_TXD,
 	OPT_CONTROL_LCORE,
 	OPT_FORWARD_MODE,
+	OPT_PPPOE_SESSIONS,
 };
 
 static const struct option long_opts[] = {
@@ -95,6 +98,7 @@ static const struct option long_opts[] = {
 	{"txd", required_argument, NULL, OPT_TXD},
 	{"control-lcore", required_argument, NULL, OPT_CONTROL_LCORE},
 	{"forward-mode", required_argument, NULL, OPT_FORWARD_MODE},
+	{"pppoe-sessions", required_argument, NULL, OPT_PPPOE_SESSIONS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -116,6 +120,7 @@ static const struct num_opt num_opts[] = {
 	{OPT_RXD, "rxd", 32, 32768},
 	{OPT_TXD, "txd", 32, 32768},
 	{OPT_CONTROL_LCORE, "control-lcore", 0, 1023},
+	{OPT_PPPOE_SESSIONS, "pppoe-sessions", 1, 65534},
 };
 
 static int
@@ -134,6 +139,7 @@ num_opt_set(struct egw_opts *o, int id, uint64_t v)
 	case OPT_RXD: o->rxd = (uint16_t)v; break;
 	case OPT_TXD: o->txd = (uint16_t)v; break;
 	case OPT_CONTROL_LCORE: o->control_lcore = (int)v; break;
+	case OPT_PPPOE_SESSIONS: o->pppoe_sessions = (unsigned int)v; break;
 	default: return -EINVAL;
 	}
 	return 0;

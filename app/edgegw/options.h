@@ -29,7 +29,8 @@ struct egw_opts {
 	uint32_t mbufs;
 	uint16_t rxd;
 	uint16_t txd;
-	int control_lcore; /**< -1 = main lcore */
+	int control_lcore;           /**< -1 = main lcore */
+	unsigned int pppoe_sessions; /**< PPPoE session table size; 0 = the maximum */
 	const char *forward_mode;
 };
 

@@ -219,7 +219,7 @@ egw_show_fwd_stats(FILE *f)
 {
 	struct egw_qstats all;
 	uint16_t pid, q, i;
-	uint64_t gen = 0, gen_drop = 0;
+	uint64_t gen = 0, gen_drop = 0, ctrl_tx = 0, ctrl_tx_drop = 0;
 
 	memset(&all, 0, sizeof(all));
 	fprintf(f, "\n  Forwarding engine: %s%s\n", egw.engine->name,
@@ -255,6 +255,8 @@ egw_show_fwd_stats(FILE *f)
 	for (i = 0; i < egw.nb_workers; i++) {
 		gen += EGW_CNT_READ(egw.workers[i]->stats.gen_tx);
 		gen_drop += EGW_CNT_READ(egw.workers[i]->stats.gen_drop);
+		ctrl_tx += EGW_CNT_READ(egw.workers[i]->stats.ctrl_tx);
+		ctrl_tx_drop += EGW_CNT_READ(egw.workers[i]->stats.ctrl_tx_drop);
 	}
 	fprintf(f,
 		"  +++++++++++++++ Accumulated forward statistics for all ports +++++++++++++++\n");
@@ -264,6 +266,11 @@ egw_show_fwd_stats(FILE *f)
 			gen_drop);
 	fprintf(f, "  Control: %" PRIu64 " received, %" PRIu64 " without handler\n",
 		EGW_CNT_READ(egw.ctrl.rx), EGW_CNT_READ(egw.ctrl.drop[EGW_DROP_CTRL_NO_HANDLER]));
+	/* frames the control path built: not in the ports' TX counts above */
+	fprintf(f,
+		"  Control TX: %" PRIu64 " handed over, %" PRIu64 " freed unsent (ring full, no "
+		"port); sent %" PRIu64 ", refused by the TX queue %" PRIu64 "\n",
+		EGW_CNT_READ(egw.ctrl.tx), EGW_CNT_READ(egw.ctrl.tx_drop), ctrl_tx, ctrl_tx_drop);
 	fprintf(f,
 		"  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
 }
@@ -314,6 +321,7 @@ egw_show_config(FILE *f)
 		fprintf(f, "%s\n", w->nb_rxq == 0 ? " (no RX queue)" : "");
 	}
 	egw_esp_stage_show_config(f);
+	egw_pppoe_stage_show_config(f);
 }
 
 static void
@@ -391,11 +399,13 @@ egw_stats_json(const char *path)
 			"%s\n    {\"lcore\": %u, \"role\": \"worker\", \"loops\": %" PRIu64
 			", \"busy_loops\": %" PRIu64 ", \"gen_tx\": %" PRIu64
 			", \"gen_tx_bytes\": %" PRIu64 ", \"gen_drop\": %" PRIu64
-			", \"gen_nombuf\": %" PRIu64 "}",
+			", \"gen_nombuf\": %" PRIu64 ", \"ctrl_tx\": %" PRIu64
+			", \"ctrl_tx_drop\": %" PRIu64 "}",
 			i ? "," : "", egw.workers[i]->lcore, EGW_CNT_READ(l->loops),
 			EGW_CNT_READ(l->busy_loops), EGW_CNT_READ(l->gen_tx),
 			EGW_CNT_READ(l->gen_tx_bytes), EGW_CNT_READ(l->gen_drop),
-			EGW_CNT_READ(l->gen_nombuf));
+			EGW_CNT_READ(l->gen_nombuf), EGW_CNT_READ(l->ctrl_tx),
+			EGW_CNT_READ(l->ctrl_tx_drop));
 	}
 	fprintf(f, "\n  ],\n  \"control\": {\"lcore\": %u, \"rx\": %" PRIu64 ", \"by_class\": {",
 		egw.control_lcore, EGW_CNT_READ(egw.ctrl.rx));
@@ -406,10 +416,13 @@ egw_stats_json(const char *path)
 	for (r = 0; r < EGW_DROP_MAX; r++)
 		fprintf(f, "%s\"%s\": %" PRIu64, r ? ", " : "", egw_drop_names[r],
 			EGW_CNT_READ(egw.ctrl.drop[r]));
-	fprintf(f, "}},\n  \"rxtokens\": ");
+	fprintf(f, "}, \"tx\": %" PRIu64 ", \"tx_drop\": %" PRIu64 "},\n  \"rxtokens\": ",
+		EGW_CNT_READ(egw.ctrl.tx), EGW_CNT_READ(egw.ctrl.tx_drop));
 	egw_rxtok_json(f);
 	fprintf(f, ",\n  \"esp\": ");
 	egw_esp_stage_json(f);
+	fprintf(f, ",\n  \"pppoe\": ");
+	egw_pppoe_stage_json(f);
 	fprintf(f, "\n}\n");
 	if (fclose(f) != 0) {
 		fprintf(stderr, "error: --stats-json %s: %s\n", path, strerror(errno));

@@ -5,8 +5,14 @@
  *   /edgegw/port,<N>     one port: totals and drops by reason
  *   /edgegw/config       engine, lcores, port roles
  *   /edgegw/esp          ESP totals and drops by reason
+ *   /edgegw/pppoe        PPPoE control counters, data-path drops, sessions
+ *                        by state
+ *   /edgegw/pppoe/sessions[,<first-id>]
+ *                        up to TEL_SESSIONS sessions from that id on, and
+ *                        the id to ask for next (0: no more)
  * Counters are read with relaxed loads; they are totals since start.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +151,110 @@ tel_esp(const char *cmd __rte_unused, const char *params __rte_unused, struct rt
 	return 0;
 }
 
+/* PPPoE: the library's control counters, the data-path drops of every port
+ * and sessions by state; the library is read under the control lock. */
+static int
+tel_pppoe(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	const char *names[128];
+	uint64_t values[128], drop[EGW_PPPOE_DROP_MAX];
+	unsigned int count[4], total, n, i;
+
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&egw.ctrl_lock);
+	rte_tel_data_add_dict_int(d, "available", egw.pppoe);
+	if (!egw.pppoe) {
+		rte_spinlock_unlock(&egw.ctrl_lock);
+		return 0;
+	}
+	total = egw_pppoe_session_count(count);
+	n = egw_pppoe_ctrl_counters(names, values, RTE_DIM(names));
+	rte_tel_data_add_dict_u64(d, "sessions", total);
+	rte_tel_data_add_dict_u64(d, "sessions_negotiating", count[EGW_PPPOE_S_NEGOTIATING]);
+	rte_tel_data_add_dict_u64(d, "sessions_bound", count[EGW_PPPOE_S_BOUND]);
+	rte_tel_data_add_dict_u64(d, "sessions_closing", count[EGW_PPPOE_S_CLOSING]);
+	for (i = 0; i < n && i < RTE_DIM(names); i++)
+		rte_tel_data_add_dict_u64(d, names[i], values[i]);
+	rte_spinlock_unlock(&egw.ctrl_lock);
+	rte_tel_data_add_dict_u64(d, "ctrl_tx", EGW_CNT_READ(egw.ctrl.tx));
+	rte_tel_data_add_dict_u64(d, "ctrl_tx_drop", EGW_CNT_READ(egw.ctrl.tx_drop));
+	egw_pppoe_stage_drops(drop);
+	for (i = 0; i < EGW_PPPOE_DROP_MAX; i++)
+		rte_tel_data_add_dict_u64(d, egw_pppoe_drop_name(i), drop[i]);
+	return 0;
+}
+
+/* Sessions per reply: each is a dict of a dozen entries, and a reply must
+ * fit the telemetry socket's 16 KiB. */
+#define TEL_SESSIONS 24
+
+struct tel_walk {
+	struct rte_tel_data *d;
+	unsigned int first, n, next;
+	int err;
+};
+
+static int
+tel_session(const struct egw_pppoe_session_info *s, void *arg)
+{
+	struct tel_walk *tw = arg;
+	struct rte_tel_data *c;
+	char key[8], mac[RTE_ETHER_ADDR_FMT_SIZE], ip4[INET_ADDRSTRLEN];
+
+	if (s->sid < tw->first)
+		return 0;
+	if (tw->n == TEL_SESSIONS) {
+		tw->next = s->sid;
+		return 1;
+	}
+	c = rte_tel_data_alloc();
+	if (c == NULL) {
+		tw->err = -ENOMEM;
+		return 1;
+	}
+	rte_ether_format_addr(mac, sizeof(mac), &s->mac);
+	if (s->ip4 == 0 || inet_ntop(AF_INET, &s->ip4, ip4, sizeof(ip4)) == NULL)
+		snprintf(ip4, sizeof(ip4), "-");
+	rte_tel_data_start_dict(c);
+	rte_tel_data_add_dict_u64(c, "port", s->port);
+	rte_tel_data_add_dict_u64(c, "vlan_outer", s->n_vlan > 0 ? s->vlan[0] : 0);
+	rte_tel_data_add_dict_u64(c, "vlan_inner", s->n_vlan > 1 ? s->vlan[1] : 0);
+	rte_tel_data_add_dict_string(c, "mac", mac);
+	rte_tel_data_add_dict_string(c, "state", egw_pppoe_state_name(s->state));
+	rte_tel_data_add_dict_string(c, "user", s->user);
+	rte_tel_data_add_dict_string(c, "ipv4", ip4);
+	rte_tel_data_add_dict_u64(c, "uptime_s", s->uptime_s);
+	rte_tel_data_add_dict_u64(c, "rx_pkts", s->rx_pkts);
+	rte_tel_data_add_dict_u64(c, "rx_bytes", s->rx_bytes);
+	rte_tel_data_add_dict_u64(c, "tx_pkts", s->tx_pkts);
+	rte_tel_data_add_dict_u64(c, "tx_bytes", s->tx_bytes);
+	snprintf(key, sizeof(key), "%u", s->sid);
+	rte_tel_data_add_dict_container(tw->d, key, c, 0);
+	tw->n++;
+	return 0;
+}
+
+static int
+tel_pppoe_sessions(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	struct tel_walk tw = {.d = d, .first = 0};
+	uint64_t first = 0;
+
+	if (params != NULL && params[0] != '\0' &&
+	    egw_parse_u64(params, 0, EGW_PPPOE_MAX_SESSIONS, &first) < 0)
+		return -EINVAL;
+	tw.first = (unsigned int)first;
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&egw.ctrl_lock);
+	if (egw.pppoe)
+		egw_pppoe_session_walk(tel_session, &tw);
+	rte_spinlock_unlock(&egw.ctrl_lock);
+	if (tw.err != 0)
+		return tw.err;
+	rte_tel_data_add_dict_u64(d, "next", tw.next);
+	return 0;
+}
+
 int
 egw_telemetry_init(void)
 {
@@ -161,5 +271,13 @@ egw_telemetry_init(void)
 		"/edgegw/esp", tel_esp,
 		"ESP: SA and policy counts, totals of the contexts, drops by reason. Takes no "
 		"parameters");
+	rc |= rte_telemetry_register_cmd(
+		"/edgegw/pppoe", tel_pppoe,
+		"PPPoE: sessions by state, control counters, data-path drops by reason. Takes no "
+		"parameters");
+	rc |= rte_telemetry_register_cmd(
+		"/edgegw/pppoe/sessions", tel_pppoe_sessions,
+		"PPPoE sessions by id, 24 at most, and the id to ask for next (0: no more). "
+		"Parameters: int first session id (default 0)");
 	return rc != 0 ? -EINVAL : 0;
 }

@@ -17,6 +17,11 @@
 
 static_assert(RTE_MAX_ETHPORTS <= 64, "egw_burst.tx_ports is a 64-bit mask");
 
+/* Ring from the control path to each worker, and how much of it a worker
+ * sends per loop. */
+#define CTRL_TX_RING 1024
+#define CTRL_TX_BURST 32
+
 int
 egw_workers_init(void)
 {
@@ -79,6 +84,8 @@ workers_assign(void)
 			w->rxq[w->nb_rxq].queue = q;
 			w->nb_rxq++;
 			p->rxq_lcore[q] = (uint16_t)w->lcore;
+			if (q == 0)
+				p->ctrl_tx_worker = w->idx;
 			next = (uint16_t)((next + 1) % egw.nb_workers);
 		}
 	}
@@ -181,6 +188,51 @@ egw_burst_flush(struct egw_burst *b)
 	}
 }
 
+/* Send runs of frames for one port; the rest of a run the TX queue refuses
+ * is freed. Returns the number sent, the refused ones in *refused. */
+static unsigned int
+ctrl_tx_send(uint16_t queue, struct rte_mbuf **pkts, unsigned int n, unsigned int *refused)
+{
+	unsigned int i = 0, sent = 0;
+
+	*refused = 0;
+	while (i < n) {
+		uint16_t port = pkts[i]->port, k;
+		unsigned int j = i + 1;
+
+		while (j < n && pkts[j]->port == port)
+			j++;
+		k = rte_eth_tx_burst(port, queue, pkts + i, (uint16_t)(j - i));
+		if (k < j - i) {
+			rte_pktmbuf_free_bulk(pkts + i + k, j - i - k);
+			*refused += j - i - k;
+		}
+		sent += k;
+		i = j;
+	}
+	return sent;
+}
+
+/* Frames the control path built for the ports this worker sends for: sent
+ * on the worker's own TX queue, so no TX queue has two threads. Only while
+ * forwarding: a stopped port may be reconfigured by a command (rxtokens
+ * bind), and nothing may transmit on it meanwhile; what waits then leaves
+ * when forwarding starts again (or at exit, egw_workers_ctrl_tx_flush()). */
+static inline void
+ctrl_tx_drain(struct egw_worker *w)
+{
+	struct rte_mbuf *pkts[CTRL_TX_BURST];
+	unsigned int n, sent, refused;
+
+	n = rte_ring_sc_dequeue_burst(w->ctrl_tx_ring, (void **)pkts, CTRL_TX_BURST, NULL);
+	if (n == 0)
+		return;
+	sent = ctrl_tx_send(w->idx, pkts, n, &refused);
+	EGW_CNT_ADD(w->stats.ctrl_tx, sent);
+	if (refused != 0)
+		EGW_CNT_ADD(w->stats.ctrl_tx_drop, refused);
+}
+
 static void
 worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 {
@@ -221,6 +273,7 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 		}
 		if (e->poll != NULL)
 			e->poll(w);
+		ctrl_tx_drain(w);
 		EGW_CNT_ADD(w->stats.loops, 1);
 		if (busy)
 			EGW_CNT_ADD(w->stats.busy_loops, 1);
@@ -267,6 +320,14 @@ egw_workers_launch(void)
 		w->ctrl_ring = rte_ring_create(name, 1024, (int)rte_lcore_to_socket_id(w->lcore),
 					       RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (w->ctrl_ring == NULL) {
+			fprintf(stderr, "error: ring %s: %s\n", name, rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		snprintf(name, sizeof(name), "egw_ctrltx_w%u", w->idx);
+		w->ctrl_tx_ring =
+			rte_ring_create(name, CTRL_TX_RING, (int)rte_lcore_to_socket_id(w->lcore),
+					RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (w->ctrl_tx_ring == NULL) {
 			fprintf(stderr, "error: ring %s: %s\n", name, rte_strerror(rte_errno));
 			return -rte_errno;
 		}
@@ -322,14 +383,63 @@ egw_fwd_stop(void)
 void
 egw_workers_join(void)
 {
-	uint16_t i;
-
 	if (__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED))
 		egw_fwd_stop();
 	__atomic_store_n(&egw.workers_quit, 1, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
+}
+
+/* After the join: the control path built these frames while forwarding was
+ * stopped (a PADT of 'pppoe session clear', say). Sent from here, in the
+ * order made, on TX queue 0, which no worker uses any more; before the
+ * frames the draining control path is about to make (egw_control_tx()
+ * sends those itself once egw.launched is false). */
+void
+egw_workers_ctrl_tx_flush(void)
+{
+	struct rte_mbuf *pkts[CTRL_TX_BURST];
+	unsigned int n, sent, refused;
+	uint16_t i;
+
 	for (i = 0; i < egw.nb_workers; i++) {
-		rte_ring_free(egw.workers[i]->ctrl_ring);
-		egw.workers[i]->ctrl_ring = NULL;
+		struct egw_worker *w = egw.workers[i];
+
+		if (w->ctrl_tx_ring == NULL)
+			continue;
+		while ((n = rte_ring_sc_dequeue_burst(w->ctrl_tx_ring, (void **)pkts, CTRL_TX_BURST,
+						      NULL)) != 0) {
+			sent = ctrl_tx_send(0, pkts, n, &refused);
+			EGW_CNT_ADD(w->stats.ctrl_tx, sent);
+			if (refused != 0)
+				EGW_CNT_ADD(w->stats.ctrl_tx_drop, refused);
+		}
+	}
+}
+
+/* After the join and the control path's last drain: both rings are empty
+ * (a frame left would be freed, and counted, here rather than leaked). */
+void
+egw_workers_free_rings(void)
+{
+	struct rte_mbuf *m;
+	uint16_t i;
+
+	for (i = 0; i < egw.nb_workers; i++) {
+		struct egw_worker *w = egw.workers[i];
+
+		while (w->ctrl_ring != NULL &&
+		       rte_ring_sc_dequeue(w->ctrl_ring, (void **)&m) == 0) {
+			EGW_CNT_ADD(egw.ctrl.drop[EGW_DROP_CTRL_FULL], 1);
+			rte_pktmbuf_free(m);
+		}
+		while (w->ctrl_tx_ring != NULL &&
+		       rte_ring_sc_dequeue(w->ctrl_tx_ring, (void **)&m) == 0) {
+			EGW_CNT_ADD(egw.ctrl.tx_drop, 1);
+			rte_pktmbuf_free(m);
+		}
+		rte_ring_free(w->ctrl_ring);
+		w->ctrl_ring = NULL;
+		rte_ring_free(w->ctrl_tx_ring);
+		w->ctrl_tx_ring = NULL;
 	}
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for the command language (app/edgegw/cli.c,
- * cli_rxtok.c, cli_esp.c and what the commands call), against a live application on
+ * cli_rxtok.c, cli_esp.c, cli_pppoe.c and what the commands call), against a live application on
  * two net_null ports with one worker lcore, as tests/unit/app/test_cli.c
  * brings it up. EAL: no hugepages, no PCI, no shared files, no telemetry
  * socket.
@@ -13,8 +13,9 @@
  *  - no crash, no ASan or UBSan report; the status is 0 or a negative errno;
  *  - a line that fails changes nothing: the engine, the port roles, whether
  *    forwarding runs, the rxtokens regions, bindings and consumers, the
- *    listening socket, the ESP SAs and policies and the ESP state file are
- *    as before (cli.c: "a failing command ... leaves
+ *    listening socket, the ESP SAs and policies and the ESP state file, the
+ *    PPPoE configuration (settings, service names, pools, number of users
+ *    and sessions) are as before (cli.c: "a failing command ... leaves
  *    the state as it was");
  *  - only 'quit' sets egw.quit (reset after it).
  * Forwarding started by a line is stopped after the next line (so that
@@ -44,10 +45,12 @@
  *    so at most two such regions).
  *  - time: 'rxtokens wait' on an external consumer waits for a process that
  *    never comes (1 s at least): such a line is skipped.
- * The engine, the port roles, the ESP SAs and policies and egw.quit are
- * reset after each input (the ESP state file stays set); the
- * replay engine's loaded capture and bound regions are state that carries
- * over (a crash found after them may need the inputs before it).
+ * The engine, the port roles, the ESP SAs and policies, the PPPoE service
+ * names and pools and egw.quit are reset after each input (the ESP state
+ * file stays set); the replay engine's loaded capture, bound regions, PPP
+ * users (the library cannot list them) and the other PPPoE settings are
+ * state that carries over (a crash found after them may need the inputs
+ * before it).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -396,6 +399,9 @@ struct snap {
 	unsigned int esp_sa[2], esp_policies;
 	uint64_t esp_sum; /* of the SAs' settings and the policies */
 	const char *esp_state;
+	struct egw_pppoe_config pppoe;
+	uint64_t pppoe_sum; /* of the service names and pools */
+	unsigned int pppoe_sessions;
 };
 
 static void
@@ -426,8 +432,23 @@ esp_snap_policy(const struct egw_esp_policy *p, uint64_t hits __rte_unused, void
 }
 
 static void
+pppoe_snap_name(const char *name, void *arg)
+{
+	esp_mix(arg, name, strlen(name) + 1);
+}
+
+static void
+pppoe_snap_pool(const char *prefix, unsigned int used, unsigned int size, void *arg)
+{
+	esp_mix(arg, prefix, strlen(prefix) + 1);
+	esp_mix(arg, &used, sizeof(used));
+	esp_mix(arg, &size, sizeof(size));
+}
+
+static void
 snap_take(struct snap *s)
 {
+	unsigned int count[4];
 	unsigned int i, q;
 
 	memset(s, 0, sizeof(*s));
@@ -454,6 +475,11 @@ snap_take(struct snap *s)
 	egw_esp_policy_walk(EGW_ESP_DIR_OUT, esp_snap_policy, s);
 	egw_esp_policy_walk(EGW_ESP_DIR_IN, esp_snap_policy, s);
 	s->esp_state = egw_esp_state_path();
+	egw_pppoe_config_get(&s->pppoe);
+	s->pppoe_sum = 0xcbf29ce484222325ull;
+	egw_pppoe_services_walk(pppoe_snap_name, &s->pppoe_sum);
+	egw_pppoe_pools_walk(pppoe_snap_pool, &s->pppoe_sum);
+	s->pppoe_sessions = egw_pppoe_session_count(count);
 }
 
 static void
@@ -483,6 +509,21 @@ snap_check(const struct snap *a, const struct snap *b, const char *line, int rc)
 	SAME(esp_sa[1], "the inbound SAs");
 	SAME(esp_policies, "the ESP policies");
 	SAME(esp_sum, "an SA or a policy");
+	SAME(pppoe_sum, "the PPPoE service names or pools");
+	SAME(pppoe_sessions, "the PPPoE sessions");
+	SAME(pppoe.nb_users, "the PPP users");
+	SAME(pppoe.dns[0], "the DNS servers");
+	SAME(pppoe.dns[1], "the DNS servers");
+	SAME(pppoe.max_sessions, "the session limit");
+	SAME(pppoe.max_per_mac, "the per-MAC limit");
+	SAME(pppoe.mru, "the MRU");
+	SAME(pppoe.mss_mode, "the MSS clamping");
+	SAME(pppoe.mss_value, "the MSS clamping");
+	SAME(pppoe.keepalive_s, "the keepalive");
+	SAME(pppoe.keepalive_misses, "the keepalive");
+	SAME(pppoe.auth, "the authentication");
+	FUZZ_ASSERT(strcmp(a->pppoe.ac_name, b->pppoe.ac_name) == 0,
+		    "line '%.100s' failed (%d) but changed the AC-Name", line, rc);
 	FUZZ_ASSERT((a->esp_state == NULL) == (b->esp_state == NULL) &&
 			    (a->esp_state == NULL || strcmp(a->esp_state, b->esp_state) == 0),
 		    "line '%.100s' failed (%d) but changed the ESP state file", line, rc);
@@ -526,6 +567,47 @@ esp_reset(void)
 	egw_esp_stage_update();
 }
 
+/* Collect the PPPoE service names and pools, then delete them. */
+struct pppoe_names {
+	unsigned int n;
+	char name[64][EGW_PPPOE_NAME_MAX + 1];
+};
+
+static void
+pppoe_collect(const char *name, void *arg)
+{
+	struct pppoe_names *pn = arg;
+
+	if (pn->n < RTE_DIM(pn->name))
+		snprintf(pn->name[pn->n++], sizeof(pn->name[0]), "%s", name);
+}
+
+static void
+pppoe_collect_pool(const char *prefix, unsigned int used __rte_unused,
+		   unsigned int size __rte_unused, void *arg)
+{
+	pppoe_collect(prefix, arg);
+}
+
+static void
+pppoe_reset(void)
+{
+	static struct pppoe_names pn;
+	char err[256];
+	unsigned int i;
+
+	pn.n = 0;
+	egw_pppoe_services_walk(pppoe_collect, &pn);
+	for (i = 0; i < pn.n; i++)
+		FUZZ_ASSERT(egw_pppoe_service_del(pn.name[i]) == 0, "service %s: delete",
+			    pn.name[i]);
+	pn.n = 0;
+	egw_pppoe_pools_walk(pppoe_collect_pool, &pn);
+	for (i = 0; i < pn.n; i++)
+		FUZZ_ASSERT(egw_pppoe_pool_del(pn.name[i], err, sizeof(err)) == 0,
+			    "pool %s: delete: %s", pn.name[i], err);
+}
+
 static void
 reset(bool files)
 {
@@ -545,6 +627,8 @@ reset(bool files)
 	}
 	if (egw.esp)
 		esp_reset();
+	if (egw.pppoe)
+		pppoe_reset();
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	FUZZ_ASSERT(egw_fwd_select("io", err, sizeof(err)) == 0, "set fwd io: %s", err);
 	for (i = 0; i < RTE_MAX_ETHPORTS; i++)

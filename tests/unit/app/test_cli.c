@@ -3,6 +3,7 @@
  * The command language against a live application on two net_null ports:
  * each line's status, and that a failing line changes nothing.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pcap/pcap.h>
@@ -366,6 +367,317 @@ test_esp(void)
 	rmdir(dir);
 }
 
+/* ---- pppoe and ppp commands ------------------------------------------------- */
+
+/* What the pppoe and ppp commands can change: the configuration, the
+ * service names and pools, the number of users and of sessions. */
+struct pppoe_snap {
+	struct egw_pppoe_config c;
+	char lists[2048];
+	unsigned int sessions;
+};
+
+static void
+snap_service(const char *name, void *arg)
+{
+	struct pppoe_snap *s = arg;
+	size_t n = strlen(s->lists);
+
+	snprintf(s->lists + n, sizeof(s->lists) - n, "s:%s;", name);
+}
+
+static void
+snap_pool(const char *prefix, unsigned int used, unsigned int size, void *arg)
+{
+	struct pppoe_snap *s = arg;
+	size_t n = strlen(s->lists);
+
+	snprintf(s->lists + n, sizeof(s->lists) - n, "p:%s:%u:%u;", prefix, used, size);
+}
+
+static void
+pppoe_snap_take(struct pppoe_snap *s)
+{
+	unsigned int count[4];
+
+	memset(s, 0, sizeof(*s));
+	egw_pppoe_config_get(&s->c);
+	egw_pppoe_services_walk(snap_service, s);
+	egw_pppoe_pools_walk(snap_pool, s);
+	s->sessions = egw_pppoe_session_count(count);
+}
+
+static bool
+pppoe_snap_same(const struct pppoe_snap *a, const struct pppoe_snap *b)
+{
+	const struct egw_pppoe_config *x = &a->c, *y = &b->c;
+
+	return strcmp(x->ac_name, y->ac_name) == 0 && x->nb_services == y->nb_services &&
+	       x->nb_pools4 == y->nb_pools4 && x->nb_pools6 == y->nb_pools6 &&
+	       x->nb_users == y->nb_users && x->dns[0] == y->dns[0] && x->dns[1] == y->dns[1] &&
+	       x->max_sessions == y->max_sessions && x->max_per_mac == y->max_per_mac &&
+	       x->mru == y->mru && x->mss_mode == y->mss_mode && x->mss_value == y->mss_value &&
+	       x->keepalive_s == y->keepalive_s && x->keepalive_misses == y->keepalive_misses &&
+	       x->auth == y->auth && strcmp(a->lists, b->lists) == 0 && a->sessions == b->sessions;
+}
+
+/* A bad pppoe/ppp line: fails, and the PPPoE state is as before. */
+#define PPPOE_BAD(line)                                                                   \
+	do {                                                                              \
+		struct pppoe_snap p0_, p1_;                                               \
+		pppoe_snap_take(&p0_);                                                    \
+		CHECK(run(line) < 0, "'%s' should fail", line);                           \
+		pppoe_snap_take(&p1_);                                                    \
+		CHECK(pppoe_snap_same(&p0_, &p1_), "'%s' changed the PPPoE state", line); \
+	} while (0)
+
+static struct egw_pppoe_config pc;
+
+static const struct egw_pppoe_config *
+pconf(void)
+{
+	egw_pppoe_config_get(&pc);
+	return &pc;
+}
+
+static rte_be32_t
+ip4(const char *s)
+{
+	rte_be32_t a = 0;
+
+	inet_pton(AF_INET, s, &a);
+	return a;
+}
+
+#define NAME65 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+static void
+test_pppoe_commands(void)
+{
+	struct pppoe_snap s;
+
+	CHECK(egw.pppoe, "PPPoE initialised");
+	OK("help pppoe");
+	OK("show pppoe sessions");
+	OK("show pppoe sessions detail");
+	OK("show pppoe stats");
+	BAD("show pppoe");
+	BAD("show pppoe nonsense");
+	BAD("show pppoe sessions details");
+	BAD("show pppoe stats extra");
+
+	/* ac-name */
+	OK("pppoe ac-name edge-test-1");
+	CHECK(strcmp(pconf()->ac_name, "edge-test-1") == 0, "ac-name set");
+	PPPOE_BAD("pppoe ac-name");
+	PPPOE_BAD("pppoe ac-name two words");
+	PPPOE_BAD("pppoe ac-name " NAME65);
+	CHECK(strcmp(pconf()->ac_name, "edge-test-1") == 0, "ac-name kept");
+
+	/* service names */
+	OK("pppoe service-name add internet");
+	OK("pppoe service-name add voip");
+	CHECK(pconf()->nb_services == 2, "2 services");
+	PPPOE_BAD("pppoe service-name add internet"); /* exists */
+	PPPOE_BAD("pppoe service-name del nosuch");
+	PPPOE_BAD("pppoe service-name add");
+	PPPOE_BAD("pppoe service-name put tv");
+	PPPOE_BAD("pppoe service-name add " NAME65);
+	PPPOE_BAD("pppoe service-name add tv extra");
+	OK("pppoe service-name del voip");
+	CHECK(pconf()->nb_services == 1, "1 service left");
+	pppoe_snap_take(&s);
+	CHECK(strcmp(s.lists, "s:internet;") == 0, "the service left is internet: %s", s.lists);
+
+	/* pools */
+	OK("pppoe pool add 100.64.0.0/24");
+	OK("pppoe pool add 2001:db8:100::/48");
+	CHECK(pconf()->nb_pools4 == 1 && pc.nb_pools6 == 1, "one pool of each family");
+	PPPOE_BAD("pppoe pool add 100.64.0.128/25"); /* overlaps */
+	PPPOE_BAD("pppoe pool add 100.65.0.0/31");   /* too long */
+	PPPOE_BAD("pppoe pool add 10.0.0.0/7");      /* too short */
+	PPPOE_BAD("pppoe pool add 2001:db8:200::/64");
+	PPPOE_BAD("pppoe pool add 300.0.0.0/24");
+	PPPOE_BAD("pppoe pool add 100.66.0.0");
+	PPPOE_BAD("pppoe pool add 100.66.0.0/x");
+	PPPOE_BAD("pppoe pool del 10.9.0.0/24");
+	PPPOE_BAD("pppoe pool add");
+	PPPOE_BAD("pppoe pool grow 100.66.0.0/24");
+	OK("pppoe pool add 100.66.0.0/28");
+	CHECK(pconf()->nb_pools4 == 2, "two IPv4 pools");
+	OK("pppoe pool del 100.66.0.0/28");
+	CHECK(pconf()->nb_pools4 == 1, "one IPv4 pool again");
+
+	/* dns */
+	OK("pppoe dns 192.0.2.53 192.0.2.54");
+	CHECK(pconf()->dns[0] == ip4("192.0.2.53") && pc.dns[1] == ip4("192.0.2.54"), "dns two");
+	OK("pppoe dns 198.51.100.1");
+	CHECK(pconf()->dns[0] == ip4("198.51.100.1") && pc.dns[1] == 0, "dns one");
+	PPPOE_BAD("pppoe dns 0.0.0.0");
+	PPPOE_BAD("pppoe dns 255.255.255.255");
+	PPPOE_BAD("pppoe dns 224.0.0.1");
+	PPPOE_BAD("pppoe dns 192.0.2");
+	PPPOE_BAD("pppoe dns 2001:db8::53");
+	PPPOE_BAD("pppoe dns 192.0.2.1 192.0.2.2 192.0.2.3");
+	PPPOE_BAD("pppoe dns 192.0.2.1 nonsense");
+	PPPOE_BAD("pppoe dns");
+	OK("pppoe dns none");
+	CHECK(pconf()->dns[0] == 0 && pc.dns[1] == 0, "dns none");
+
+	/* limits */
+	OK("pppoe limit sessions 1000");
+	OK("pppoe limit per-mac 4");
+	CHECK(pconf()->max_sessions == 1000 && pc.max_per_mac == 4, "limits 1000/4");
+	PPPOE_BAD("pppoe limit sessions 0");
+	PPPOE_BAD("pppoe limit sessions 65535");
+	PPPOE_BAD("pppoe limit per-mac 0");
+	PPPOE_BAD("pppoe limit per-mac x");
+	PPPOE_BAD("pppoe limit both 3");
+	PPPOE_BAD("pppoe limit sessions");
+	PPPOE_BAD("pppoe limit sessions 5 6");
+
+	/* mru, mss-clamp, keepalive */
+	OK("pppoe mru 1480");
+	CHECK(pconf()->mru == 1480, "mru 1480");
+	PPPOE_BAD("pppoe mru 575");
+	PPPOE_BAD("pppoe mru 9001");
+	PPPOE_BAD("pppoe mru big");
+	PPPOE_BAD("pppoe mru");
+	OK("pppoe mss-clamp 1400");
+	CHECK(pconf()->mss_mode == EGW_PPPOE_MSS_FIXED && pc.mss_value == 1400, "mss 1400");
+	OK("pppoe mss-clamp off");
+	CHECK(pconf()->mss_mode == EGW_PPPOE_MSS_OFF, "mss off");
+	PPPOE_BAD("pppoe mss-clamp 535");
+	PPPOE_BAD("pppoe mss-clamp 8961");
+	PPPOE_BAD("pppoe mss-clamp sometimes");
+	PPPOE_BAD("pppoe mss-clamp");
+	OK("pppoe mss-clamp auto");
+	CHECK(pconf()->mss_mode == EGW_PPPOE_MSS_AUTO, "mss auto");
+	OK("pppoe keepalive 10 5");
+	CHECK(pconf()->keepalive_s == 10 && pc.keepalive_misses == 5, "keepalive 10/5");
+	PPPOE_BAD("pppoe keepalive 10 0");
+	PPPOE_BAD("pppoe keepalive 10 256");
+	PPPOE_BAD("pppoe keepalive 3601 3");
+	PPPOE_BAD("pppoe keepalive 10");
+	PPPOE_BAD("pppoe keepalive -1 3");
+	OK("pppoe keepalive 0 3");
+	CHECK(pconf()->keepalive_s == 0, "keepalive off");
+	PPPOE_BAD("pppoe");
+	PPPOE_BAD("pppoe frobnicate");
+
+	/* ppp auth and users */
+	OK("ppp auth chap");
+	CHECK(pconf()->auth == EGW_PPPOE_AUTH_CHAP, "auth chap");
+	PPPOE_BAD("ppp auth md5");
+	PPPOE_BAD("ppp auth");
+	PPPOE_BAD("ppp auth pap chap");
+	OK("ppp auth none");
+	CHECK(pconf()->auth == EGW_PPPOE_AUTH_NONE, "auth none");
+	OK("ppp auth pap");
+	OK("ppp user add alice s3cret");
+	OK("ppp user add bob pw address 100.64.0.10");
+	OK("ppp user add carol pw2 address 203.0.113.7"); /* in no pool: usable */
+	CHECK(pconf()->nb_users == 3, "3 users");
+	PPPOE_BAD("ppp user add alice other");                 /* exists */
+	PPPOE_BAD("ppp user add dave pw address 100.64.0.10"); /* bob's */
+	PPPOE_BAD("ppp user add dave pw address 100.64.0");    /* syntax */
+	PPPOE_BAD("ppp user add dave pw address 0.0.0.0");     /* not unicast */
+	PPPOE_BAD("ppp user add dave pw address 224.1.1.1");   /* not unicast */
+	PPPOE_BAD("ppp user add dave pw addr 100.64.0.11");    /* keyword */
+	PPPOE_BAD("ppp user add dave pw address");             /* no value */
+	PPPOE_BAD("ppp user add dave");                        /* no secret */
+	PPPOE_BAD("ppp user add dave " NAME65);                /* secret too long */
+	PPPOE_BAD("ppp user add " NAME65 " pw");               /* name too long */
+	PPPOE_BAD("ppp user del nosuch");
+	PPPOE_BAD("ppp user del");
+	PPPOE_BAD("ppp user frob dave");
+	PPPOE_BAD("ppp");
+	PPPOE_BAD("ppp chap");
+	OK("ppp user del carol");
+	CHECK(pconf()->nb_users == 2, "2 users");
+
+	/* sessions: none here (net_null frames are not PPPoE) */
+	PPPOE_BAD("pppoe session clear 5");
+	PPPOE_BAD("pppoe session clear 0");
+	PPPOE_BAD("pppoe session clear 65535");
+	PPPOE_BAD("pppoe session clear x");
+	PPPOE_BAD("pppoe session clear");
+	PPPOE_BAD("pppoe session drop 5");
+	PPPOE_BAD("pppoe session clear 0x10");
+	PPPOE_BAD("pppoe session clear 0x");
+	OK("pppoe session clear all");
+	OK("show config");
+	OK("show pppoe stats");
+}
+
+/* The control path's transmit: through the ring of the worker that sends
+ * for the port, while forwarding runs; kept in order while it is stopped. */
+static void
+test_control_tx(void)
+{
+	struct rte_mempool *mp = egw.pool[0];
+	struct egw_worker *w = egw.workers[0];
+	uint64_t tx0, drop0, wtx0, n_full;
+	unsigned int i;
+
+	CHECK(mp != NULL, "mbuf pool");
+	if (mp == NULL)
+		return;
+	OK("set fwd io");
+	tx0 = EGW_CNT_READ(egw.ctrl.tx);
+	drop0 = EGW_CNT_READ(egw.ctrl.tx_drop);
+	wtx0 = EGW_CNT_READ(w->stats.ctrl_tx);
+
+	/* no such port: freed and counted */
+	rte_spinlock_lock(&egw.ctrl_lock);
+	egw_control_tx(7, rte_pktmbuf_alloc(mp), NULL);
+	rte_spinlock_unlock(&egw.ctrl_lock);
+	CHECK(EGW_CNT_READ(egw.ctrl.tx_drop) == drop0 + 1, "control TX to no port: dropped");
+
+	/* forwarding stopped: frames wait in the ring; more than it holds
+	 * are freed and counted */
+	rte_spinlock_lock(&egw.ctrl_lock);
+	for (i = 0; i < 1100; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+		if (m == NULL)
+			break;
+		rte_pktmbuf_append(m, 60);
+		egw_control_tx((uint16_t)(i % 2), m, NULL);
+	}
+	rte_spinlock_unlock(&egw.ctrl_lock);
+	CHECK(i == 1100, "1100 mbufs");
+	n_full = EGW_CNT_READ(egw.ctrl.tx_drop) - drop0 - 1;
+	CHECK(EGW_CNT_READ(egw.ctrl.tx) - tx0 == 1100 - n_full && n_full == 1100 - 1023,
+	      "a full ring (1023 frames) refuses the rest: %lu made, %lu dropped",
+	      (unsigned long)(EGW_CNT_READ(egw.ctrl.tx) - tx0), (unsigned long)n_full);
+	CHECK(EGW_CNT_READ(w->stats.ctrl_tx) == wtx0, "nothing sent while stopped");
+	CHECK(rte_ring_count(w->ctrl_tx_ring) == 1023, "1023 frames wait");
+
+	/* forwarding: the worker sends them on its own TX queue */
+	OK("start");
+	for (i = 0; i < 100 && EGW_CNT_READ(w->stats.ctrl_tx) < wtx0 + 1023; i++)
+		rte_delay_us_sleep(10 * 1000);
+	CHECK(EGW_CNT_READ(w->stats.ctrl_tx) + EGW_CNT_READ(w->stats.ctrl_tx_drop) == wtx0 + 1023,
+	      "the worker sent what waited: %lu", (unsigned long)EGW_CNT_READ(w->stats.ctrl_tx));
+	CHECK(rte_ring_count(w->ctrl_tx_ring) == 0, "ring empty");
+	OK("stop");
+	check_identity();
+
+	/* left in the ring at exit: sent by the main lcore (egw_app_stop) */
+	rte_spinlock_lock(&egw.ctrl_lock);
+	for (i = 0; i < 5; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+		if (m != NULL) {
+			rte_pktmbuf_append(m, 60);
+			egw_control_tx(1, m, NULL);
+		}
+	}
+	rte_spinlock_unlock(&egw.ctrl_lock);
+	CHECK(rte_ring_count(w->ctrl_tx_ring) == 5, "5 frames wait");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -505,10 +817,22 @@ main(int argc, char **argv)
 	unlink(pcap_path);
 
 	test_esp();
+	test_pppoe_commands();
+	test_control_tx();
 
 	OK("quit");
 	CHECK(__atomic_load_n(&egw.quit, __ATOMIC_RELAXED) == 1, "quit sets quit");
 
+	{
+		uint64_t wtx = EGW_CNT_READ(egw.workers[0]->stats.ctrl_tx);
+
+		egw_app_stop();
+		CHECK(EGW_CNT_READ(egw.workers[0]->stats.ctrl_tx) +
+				      EGW_CNT_READ(egw.workers[0]->stats.ctrl_tx_drop) ==
+			      wtx + 5,
+		      "frames left for the stopped worker sent at exit");
+		CHECK(!egw.launched && egw.workers[0]->ctrl_tx_ring == NULL, "rings freed");
+	}
 	egw_app_fini();
 	rte_eal_cleanup();
 	printf("%d checks, %d failed\n", checks, failures);

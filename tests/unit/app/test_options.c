@@ -54,6 +54,9 @@ static const struct bad_case bad[] = {
 	{{"--stats-json", "", NULL}, "--stats-json"},
 	{{"--rxd", "16", NULL}, "--rxd"},
 	{{"--control-lcore", "x", NULL}, "--control-lcore"},
+	{{"--pppoe-sessions", "0", NULL}, "--pppoe-sessions"},
+	{{"--pppoe-sessions", "65535", NULL}, "out of range"},
+	{{"--pppoe-sessions", NULL}, "needs a value"},
 };
 
 int
@@ -72,6 +75,7 @@ main(void)
 		CHECK(o.burst == EGW_DEF_BURST && o.mbufs == EGW_DEF_MBUFS, "defaults");
 		CHECK(!o.interactive && !o.auto_start && !o.idle_exit_set, "default flags");
 		CHECK(o.control_lcore == -1 && o.rxq == 0 && o.txq == 0, "default queues");
+		CHECK(o.pppoe_sessions == 0, "default PPPoE table: the maximum");
 	}
 	/* every option */
 	{
@@ -113,6 +117,8 @@ main(void)
 					 "mac",
 					 "--interactive",
 					 "--auto-start",
+					 "--pppoe-sessions",
+					 "1000",
 					 NULL};
 
 		CHECK(parse(&o, err, sizeof(err), a) == 0, "more: %s", err);
@@ -121,12 +127,15 @@ main(void)
 		CHECK(o.control_lcore == 1, "control-lcore");
 		CHECK(strcmp(o.forward_mode, "mac") == 0, "forward-mode");
 		CHECK(o.interactive && o.auto_start, "long flags");
+		CHECK(o.pppoe_sessions == 1000, "pppoe-sessions %u", o.pppoe_sessions);
 	}
 	/* bounds are inclusive */
 	{
-		const char *const a[] = {"--burst", "128", "--rxq", "16", NULL};
+		const char *const a[] = {"--burst",          "128",   "--rxq", "16",
+					 "--pppoe-sessions", "65534", NULL};
 
-		CHECK(parse(&o, err, sizeof(err), a) == 0 && o.burst == 128 && o.rxq == 16,
+		CHECK(parse(&o, err, sizeof(err), a) == 0 && o.burst == 128 && o.rxq == 16 &&
+			      o.pppoe_sessions == 65534,
 		      "upper bounds: %s", err);
 	}
 	/* a second parse starts from defaults (getopt state reset) */
