@@ -352,11 +352,11 @@ mss_clamp(struct rte_mbuf *m, uint32_t off, uint32_t ip_len, bool v6, uint16_t m
 /*
  * The IP packet at off in m (avail bytes from there to the end of what the
  * outer header covers): its length if it is a well-formed IPv4 (v6 false) or
- * IPv6 header with a length field within avail, else 0. The fixed header is
- * made contiguous; *seg is set when that was impossible.
+ * IPv6 header with a length field within avail, else 0. With segs, the
+ * header is made contiguous first; *seg is set when that was impossible.
  */
-static inline uint32_t
-ip_check(struct rte_mbuf *m, uint32_t off, uint32_t avail, bool v6, bool *seg)
+static __rte_always_inline uint32_t
+ip_check(struct rte_mbuf *m, uint32_t off, uint32_t avail, bool v6, bool *seg, const bool segs)
 {
 	const uint8_t *ip;
 	uint32_t ihl, len;
@@ -364,7 +364,8 @@ ip_check(struct rte_mbuf *m, uint32_t off, uint32_t avail, bool v6, bool *seg)
 	*seg = false;
 	if (avail < (v6 ? IP6_HDR_LEN : IP4_HDR_LEN))
 		return 0;
-	if (ensure(m, off + (v6 ? IP6_HDR_LEN : IP4_HDR_LEN)) < 0) {
+	/* a single segment holds every byte the length fields allow */
+	if (segs && ensure(m, off + (v6 ? IP6_HDR_LEN : IP4_HDR_LEN)) < 0) {
 		*seg = true;
 		return 0;
 	}
@@ -378,7 +379,7 @@ ip_check(struct rte_mbuf *m, uint32_t off, uint32_t avail, bool v6, bool *seg)
 	if ((ip[0] >> 4) != 4 || ihl < IP4_HDR_LEN || len < ihl || len > avail)
 		return 0;
 	/* options too: MSS clamping and the consumers read behind them */
-	if (ensure(m, off + ihl) < 0) {
+	if (segs && ensure(m, off + ihl) < 0) {
 		*seg = true;
 		return 0;
 	}
@@ -426,9 +427,17 @@ prefetch_sess(const struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab,
 	}
 }
 
-static inline void
+/* Where decap_frame() sends a frame (the caller appends it: the counts stay
+ * in registers instead of being reloaded after every store to an mbuf). */
+enum decap_verdict {
+	DECAP_OUT,
+	DECAP_CTRL,
+	DECAP_DROPPED, /* freed and counted */
+};
+
+static __rte_always_inline enum decap_verdict
 decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte_mbuf *m,
-	    struct egw_pppoe_res *res)
+	    struct egw_pppoe_res *res, uint16_t *access_port, const bool segs)
 {
 	struct egw_eth_meta *meta = egw_eth_meta(m);
 	uint32_t l2 = m->l2_len, plen, pl, off, ip_len, state;
@@ -443,13 +452,17 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 		why = EGW_PPPOE_DROP_BAD_HEADER;
 		goto out_drop;
 	}
-	if (unlikely(port >= RTE_MAX_ETHPORTS ||
-		     !__atomic_load_n(&pppoe_g.ports[port].access, __ATOMIC_RELAXED))) {
-		why = EGW_PPPOE_DROP_NOT_ACCESS;
-		goto out_drop;
+	/* frames of a burst mostly share their port: checked once per run */
+	if (unlikely(port != *access_port)) {
+		if (port >= RTE_MAX_ETHPORTS ||
+		    !__atomic_load_n(&pppoe_g.ports[port].access, __ATOMIC_RELAXED)) {
+			why = EGW_PPPOE_DROP_NOT_ACCESS;
+			goto out_drop;
+		}
+		*access_port = port;
 	}
 	/* the PPPoE header and the protocol field (what there is of it) */
-	if (unlikely(ensure(m, RTE_MIN(m->pkt_len, l2 + PPPOE_HDR_LEN + 2)) < 0)) {
+	if (segs && unlikely(ensure(m, RTE_MIN(m->pkt_len, l2 + PPPOE_HDR_LEN + 2)) < 0)) {
 		why = EGW_PPPOE_DROP_SEGMENTED;
 		goto out_drop;
 	}
@@ -512,7 +525,7 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 	}
 
 	off = l2 + PPPOE_HDR_LEN + pl;
-	ip_len = ip_check(m, off, plen - pl, v6, &seg);
+	ip_len = ip_check(m, off, plen - pl, v6, &seg, segs);
 	if (unlikely(ip_len == 0)) {
 		why = seg ? EGW_PPPOE_DROP_SEGMENTED : EGW_PPPOE_DROP_BAD_INNER;
 		goto out_drop;
@@ -520,7 +533,7 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 	d = rte_pktmbuf_mtod(m, uint8_t *);
 	if (v6 && d[off + 6] == IPPROTO_ICMPV6 && ip_len > IP6_HDR_LEN) {
 		/* router solicitations are answered by the control path */
-		if (ensure(m, off + IP6_HDR_LEN + 1) < 0) {
+		if (segs && ensure(m, off + IP6_HDR_LEN + 1) < 0) {
 			why = EGW_PPPOE_DROP_SEGMENTED;
 			goto out_drop;
 		}
@@ -530,7 +543,10 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 	}
 
 	/* Ethernet padding and anything else behind the IP packet */
-	trim_to(m, off + ip_len);
+	if (segs)
+		trim_to(m, off + ip_len);
+	else
+		m->data_len = (uint16_t)(m->pkt_len = off + ip_len);
 	/* New Ethernet header right before the IP header, same addresses
 	 * (the copy goes through macs[]: the two places may overlap). */
 	memcpy(macs, d, sizeof(macs));
@@ -557,13 +573,21 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 	sc = &c->sess[sid];
 	cnt_add(&sc->rx_pkts, 1);
 	cnt_add(&sc->rx_bytes, ip_len);
-	res->out[res->n_out++] = m;
-	return;
+	return DECAP_OUT;
 out_ctrl:
-	res->ctrl[res->n_ctrl++] = m;
-	return;
+	return DECAP_CTRL;
 out_drop:
 	drop(c, res, m, why);
+	return DECAP_DROPPED;
+}
+
+/* Frames with more than one segment: the same checks, headers made contiguous first. */
+static __rte_noinline enum decap_verdict
+decap_frame_segs(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte_mbuf *m,
+		 struct egw_pppoe_res *res, uint16_t access_port)
+{
+	/* its own copy of the port checked: the caller's stays in a register */
+	return decap_frame(c, tab, m, res, &access_port, true);
 }
 
 /* Frames of a burst that fit in the result arrays; the rest are dropped. */
@@ -585,16 +609,30 @@ egw_pppoe_decap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t
 		      struct egw_pppoe_res *res)
 {
 	const struct pppoe_sess_fp *tab = pppoe_sess_fp_tab;
-	uint16_t i;
+	uint16_t i, n_out, n_ctrl, access_port = UINT16_MAX; /* no port is UINT16_MAX */
+	enum decap_verdict v;
 
 	n = burst_room(c, pkts, n, RTE_MAX(res->n_out, res->n_ctrl), res);
+	n_out = res->n_out;
+	n_ctrl = res->n_ctrl;
 	for (i = 0; i < n && i < PF_AHEAD; i++)
 		prefetch_sess(c, tab, pkts[i]);
 	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
 		if (i + PF_AHEAD < n)
 			prefetch_sess(c, tab, pkts[i + PF_AHEAD]);
-		decap_frame(c, tab, pkts[i], res);
+		if (likely(m->nb_segs == 1))
+			v = decap_frame(c, tab, m, res, &access_port, false);
+		else
+			v = decap_frame_segs(c, tab, m, res, access_port);
+		if (likely(v == DECAP_OUT))
+			res->out[n_out++] = m;
+		else if (v == DECAP_CTRL)
+			res->ctrl[n_ctrl++] = m;
 	}
+	res->n_out = n_out;
+	res->n_ctrl = n_ctrl;
 }
 
 /* ---- ICMP too-big ---- */
@@ -845,7 +883,7 @@ encap_frame(struct egw_pppoe_ctx *c, struct rte_mbuf *m, const struct pppoe_sess
 	if (v6 ? memcmp(fp->ip6_prefix, key, 8) != 0 : memcmp(&fp->ip4, key, 4) != 0)
 		goto pass;
 
-	ip_len = ip_check(m, l2, m->pkt_len - l2, v6, &seg);
+	ip_len = ip_check(m, l2, m->pkt_len - l2, v6, &seg, true);
 	if (unlikely(ip_len == 0)) {
 		drop(c, res, m, seg ? EGW_PPPOE_DROP_SEGMENTED : EGW_PPPOE_DROP_BAD_INNER);
 		return;
