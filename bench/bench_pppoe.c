@@ -200,12 +200,15 @@ burst_fill(struct worker *w, struct rte_mbuf *pkts[BURST], bool down)
 			m->port = UPLINK_PORT;
 		} else {
 			rte_be16_t sid = rte_cpu_to_be_16((uint16_t)(s + 1));
+			rte_be32_t a = sess_addr(s);
 			struct rte_ether_addr mac;
 
 			client_mac(s, &mac);
 			memcpy(d, up_tmpl, up_len);
 			memcpy(d + RTE_ETHER_ADDR_LEN, &mac, RTE_ETHER_ADDR_LEN);
 			memcpy(d + RTE_ETHER_HDR_LEN + 2, &sid, 2);
+			/* the session's own source: anything else is dropped as spoofed */
+			memcpy(d + RTE_ETHER_HDR_LEN + 8 + 12, &a, 4);
 			m->data_len = m->pkt_len = up_len;
 			m->port = ACCESS_PORT;
 		}

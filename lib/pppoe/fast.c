@@ -541,6 +541,15 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 		if (d[off + IP6_HDR_LEN] == ICMP6_ROUTER_SOLICIT)
 			goto out_ctrl;
 	}
+	/* Source address validation (BCP 38): a subscriber sends from its own
+	 * IPv4 address or from inside its own /64, nothing else is forwarded
+	 * (link-local sources neither: RFC 4291 2.5.6). The address was
+	 * written before the NCP bit loaded above with acquire. */
+	if (unlikely(v6 ? memcmp(d + off + 8, fp->ip6_prefix, 8) != 0
+			: memcmp(d + off + 12, &fp->ip4, 4) != 0)) {
+		why = EGW_PPPOE_DROP_SPOOFED;
+		goto out_drop;
+	}
 
 	/* Ethernet padding and anything else behind the IP packet */
 	if (segs)

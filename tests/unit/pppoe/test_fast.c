@@ -390,6 +390,16 @@ drops_total(void)
 	return n;
 }
 
+/* One drop counter of the context, as another thread reads it. */
+static uint64_t
+ctx_drop(enum egw_pppoe_drop r)
+{
+	uint64_t d[EGW_PPPOE_DROP_MAX];
+
+	egw_pppoe_ctx_drops(ctx, d);
+	return d[r];
+}
+
 static void
 decap1(struct rte_mbuf *m)
 {
@@ -849,12 +859,54 @@ test_decap_ctrl(void)
 	m = mk1(fr, fl, 0);
 	decap1(m);
 	CHECK(res.n_ctrl == 1 && res.ctrl[0] == m && same(m, fr, fl), "router solicitation: ctrl");
+	/* the same solicitation's source is link-local: as data it is not forwarded */
 	icmp[0] = 128;
+	il = ip6_build(ipb, a6, server6, IPPROTO_ICMPV6, icmp, 16);
+	fl = pppoe_build(fr, &mac_a, 0, &untagged, 0x11, 0, sid_a, -1, PPP_IPV6, 2, ipb, il, 0);
+	decap1(mk1(fr, fl, 0));
+	CHECK(res.n_out == 0 && res.n_ctrl == 0 && res.drop[EGW_PPPOE_DROP_SPOOFED] == 1,
+	      "link-local source: dropped as spoofed");
+	addr6(a6, pfx_a, 0x10);
 	il = ip6_build(ipb, a6, server6, IPPROTO_ICMPV6, icmp, 16);
 	fl = pppoe_build(fr, &mac_a, 0, &untagged, 0x11, 0, sid_a, -1, PPP_IPV6, 2, ipb, il, 0);
 	decap1(mk1(fr, fl, 0));
 	CHECK(res.n_out == 1 && res.n_ctrl == 0, "echo request: decapsulated");
 	rx_a++;
+
+	/* anti-spoofing: another session's address, one outside the /64, one
+	 * bit off; each dropped with its reason, nothing else changes */
+	{
+		static const struct {
+			uint32_t src4;
+			uint8_t pfx6[8];
+			bool v6;
+		} sp[] = {
+			{IP_B, {0}, false},
+			{IP_SERVER, {0}, false},
+			{IP_A ^ 1, {0}, false},
+			{0, {0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 3}, true},
+			{0, {0x20, 0x01, 0x0d, 0xb8, 0, 1, 0x80, 2}, true},
+			{0, {0xfe, 0x80, 0, 0, 0, 0, 0, 0}, true},
+		};
+
+		for (i = 0; i < RTE_DIM(sp); i++) {
+			uint64_t before = ctx_drop(EGW_PPPOE_DROP_SPOOFED);
+
+			if (sp[i].v6) {
+				addr6(a6, sp[i].pfx6, 1);
+				il = ip6_udp(ipb, a6, server6, 10);
+			} else {
+				il = ip4_udp(ipb, sp[i].src4, IP_SERVER, 10);
+			}
+			fl = pppoe_build(fr, &mac_a, 0, &untagged, 0x11, 0, sid_a, -1,
+					 sp[i].v6 ? PPP_IPV6 : PPP_IP, 2, ipb, il, 0);
+			decap1(mk1(fr, fl, 0));
+			CHECK(res.n_out == 0 && res.n_ctrl == 0 &&
+				      res.drop[EGW_PPPOE_DROP_SPOOFED] == 1 &&
+				      ctx_drop(EGW_PPPOE_DROP_SPOOFED) == before + 1,
+			      "spoofed source %u: dropped and counted", i);
+		}
+	}
 
 	/* data for an NCP that is not open: control (it discards and counts) */
 	il = ip4_udp(ipb, IP_A, IP_SERVER, 10);
@@ -871,11 +923,11 @@ test_decap_ctrl(void)
 
 	/* negotiating: everything to control, in arrival order, interleaved
 	 * with a bound session's frames that keep theirs */
-	il = ip4_udp(ipb, IP_N, IP_SERVER, 10);
 	res_reset();
 	for (i = 0; i < 8; i++) {
 		bool neg = i % 3 != 1;
 
+		il = ip4_udp(ipb, neg ? IP_N : IP_A, IP_SERVER, 10);
 		if (neg && i == 3)
 			fl = pppoe_build(fr, &mac_n, 0, &untagged, 0x11, 0, sid_n, -1, PPP_LCP, 2,
 					 lcp, sizeof(lcp), 0);
