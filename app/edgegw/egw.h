@@ -289,6 +289,12 @@ void egw_esp_stage_json(FILE *f);
 /* stage_pppoe.c */
 /** Install the PPPoE session-frame stage; before egw_rxtok_stage_init(). */
 void egw_pppoe_stage_install(void);
+/**
+ * Send frames made in reply to packets received on b->port (ESP's ICMP
+ * too-big): to a subscriber of a bound PPPoE session on an access port they
+ * go encapsulated for that session, otherwise out b->port as they are.
+ */
+void egw_pppoe_stage_reply(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n);
 /** lib/pppoe, its contexts, control handlers and the IPv4/IPv6 stage; after
  *  the rxtokens stage and the mbuf pools, before the ESP stage. */
 int egw_pppoe_stage_init(void);

@@ -58,16 +58,16 @@ static egw_stage_fn next_stage[EGW_ETH_CLS_MAX];
  * every esp command, read by the workers once per burst. */
 static int esp_active;
 
-/* Count what one lib/esp call did, send its ICMP messages out the ingress
- * port, and leave res zeroed for the next call. */
+/* Count what one lib/esp call did, send its ICMP messages back toward the
+ * sender, and leave res zeroed for the next call. */
 static void
 esp_account(struct egw_burst *b, struct egw_esp_res *res)
 {
 	unsigned int r;
-	uint16_t i;
 
-	for (i = 0; i < res->n_icmp; i++)
-		egw_out_tx(b, b->port, res->icmp[i]);
+	/* a subscriber behind a PPPoE session gets them through it */
+	if (res->n_icmp != 0)
+		egw_pppoe_stage_reply(b, res->icmp, res->n_icmp);
 	b->created += res->created + res->n_icmp;
 	for (r = 0; r < EGW_ESP_DROP_MAX; r++)
 		b->drop[EGW_DROP_ESP_FIRST + r] += res->drop[r];

@@ -156,6 +156,33 @@ stage_pppoe_ipv6(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	stage_pppoe_ip(b, pkts, n, EGW_ETH_CLS_IPV6);
 }
 
+void
+egw_pppoe_stage_reply(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct egw_pppoe_stage_worker *pw = b->w->pppoe;
+	struct egw_pppoe_res *res;
+	uint16_t i;
+
+	if (pw == NULL || egw.ports[b->port].role != EGW_ROLE_ACCESS || !egw_pppoe_active()) {
+		for (i = 0; i < n; i++)
+			egw_out_tx(b, b->port, pkts[i]);
+		return;
+	}
+	/* res is free here: the caller runs inside stage_pppoe_sess() after
+	 * its results were taken out, or outside any PPPoE stage */
+	res = &pw->res;
+	egw_pppoe_encap_burst(pw->ctx, pkts, n, res);
+	for (i = 0; i < res->n_out; i++)
+		egw_out_tx(b, res->out_port[i], res->out[i]);
+	for (i = 0; i < res->n_pass; i++)
+		egw_out_tx(b, b->port, res->pass[i]);
+	/* (lib/pppoe never answers an ICMP error with another) */
+	for (i = 0; i < res->n_icmp; i++)
+		egw_out_tx(b, b->port, res->icmp[i]);
+	b->created += res->n_icmp;
+	pppoe_account(b, res);
+}
+
 /* Control path (under ctrl_lock): discovery and session frames the workers
  * queued. Frames of a port that is no longer an access port are dropped. */
 static void

@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""PPPoE subscribers behind ESP: a decapsulated packet goes through the ESP
+stage like any other, and what ESP sends back reaches the subscriber inside
+its session.
+
+edgegw on two net_tap ports (access, uplink), one PAP subscriber, an outbound
+tunnel-mode SA with MTU 1280 protecting the pool toward 203.0.113.0/24:
+  - a small UDP packet from the subscriber leaves the uplink as ESP (SPI,
+    outer addresses), not in clear;
+  - a 1400-byte UDP packet with DF set does not fit the SA: ESP drops it
+    (esp_too_big) and its ICMP fragmentation-needed (next-hop MTU from the
+    SA) arrives at the subscriber as a PPPoE session frame of its session,
+    not as a bare Ethernet frame on the access port;
+  - the same for IPv6 (ICMPv6 Packet Too Big into the session; lib/esp
+    never reports less than the IPv6 minimum MTU, 1280).
+At exit the JSON counters hold the exact numbers and the accounting identity.
+
+usage: test_pppoe_esp.py EDGEGW
+"""
+import ipaddress
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import egwtest  # noqa: E402
+import pppoetest as pt  # noqa: E402
+
+NAME = "pppoe_esp"
+IF_A, IF_U = "egwea0", "egweu0"
+POOL4 = ipaddress.IPv4Network("100.64.0.0/24")
+POOL6 = ipaddress.IPv6Network("2001:db8:100::/48")
+REMOTE4, REMOTE6 = "203.0.113.10", "2001:db8:200::10"
+SPI = 0x1000
+TUN_SRC, TUN_DST = "192.0.2.1", "198.51.100.1"
+SA_MTU = 1280
+
+
+def setup(state):
+    return [
+        "set fwd gateway",
+        "port role 0 access",
+        "port role 1 uplink",
+        "pppoe pool add %s" % POOL4,
+        "pppoe pool add %s" % POOL6,
+        "ppp auth pap",
+        "ppp user add alice alice-secret",
+        "esp state-file %s" % state,
+        "esp sa add 0x%x out aead aes-128-gcm key %s mode tunnel src %s dst %s mtu %d" %
+        (SPI, "11" * 20, TUN_SRC, TUN_DST, SA_MTU),
+        "esp policy add out src %s dst 203.0.113.0/24 protect 0x%x" % (POOL4, SPI),
+        "esp policy add out src %s dst 2001:db8:200::/64 protect 0x%x" % (POOL6, SPI),
+        "start",
+    ]
+
+
+def main():
+    c = egwtest.Checker(NAME)
+    binary = sys.argv[1]
+    from scapy.all import IP, IPv6, UDP, ICMP, Raw, ICMPv6PacketTooBig, conf
+    conf.verb = 0
+    pt.tap_env(c, (IF_A, IF_U))
+    e, up = pt.start_edgegw(c, NAME, binary, IF_A, IF_U, setup(c.path("esp.state")))
+    acc = upl = None
+    try:
+        if up:
+            acc, upl = pt.Port(IF_A), pt.Port(IF_U)
+            cl = pt.Client(acc, "02:00:00:00:0e:01", user="alice", secret="alice-secret",
+                           name="alice")
+            bad = cl.connect()
+            c.check(not bad, "alice: session up (PAP, IPCP, IPv6CP)", str(bad))
+            if not bad:
+                flows(c, cl, upl, IP, IPv6, UDP, ICMP, Raw, ICMPv6PacketTooBig)
+    finally:
+        for p in (acc, upl):
+            if p is not None:
+                p.close()
+        rc = e.stop()
+    c.eq(rc, 0, "edgegw exit status")
+    if rc != 0:
+        egwtest.show_output(e.stdout(), e.e.stderr())
+    final(c, e.js)
+    c.finish()
+
+
+def flows(c, cl, upl, IP, IPv6, UDP, ICMP, Raw, ICMPv6PacketTooBig):
+    # the router advertisement follows IPv6CP's opening
+    cl.wait(lambda: cl.ra_prefix() is not None, 5)
+    ip4, gua6 = cl.ip4, cl.gua6()
+    c.check(ip4 is not None and ipaddress.IPv4Address(ip4) in POOL4, "alice: IPv4 from the pool",
+            str(ip4))
+    c.check(gua6 is not None and ipaddress.IPv6Address(gua6) in POOL6,
+            "alice: IPv6 address in the pool by SLAAC", str(gua6))
+
+    # a small packet: protected, out of the uplink as ESP from the tunnel source
+    mark = upl.mark()
+    cl.port.send(cl.ip_frame(IP(src=ip4, dst=REMOTE4) / UDP(sport=1000, dport=2000) /
+                             Raw(b"esp-small")))
+    esp = upl.wait(mark, lambda f: is_esp4(f), 1, 3)
+    c.check(len(esp) == 1, "small packet: one ESP packet out of the uplink")
+    if esp:
+        p = IP(pt_ip(esp[0]))
+        c.check(p.src == TUN_SRC and p.dst == TUN_DST and
+                struct.unpack("!I", bytes(p.payload)[:4])[0] == SPI,
+                "small packet: tunnel addresses and SPI 0x%x" % SPI, p.summary())
+    clear = [f for f in upl.since(mark) if pt_ip(f) is not None and b"esp-small" in f.raw]
+    c.eq(len(clear), 0, "small packet: never in clear on the uplink")
+
+    # too big for the SA with DF: ICMP fragmentation-needed into the session
+    n4 = len(cl.data4)
+    mark_a = cl.port.mark()
+    big4 = IP(src=ip4, dst=REMOTE4, flags="DF") / UDP(sport=1000, dport=2000) / Raw(bytes(1372))
+    cl.port.send(cl.ip_frame(big4))
+    cl.wait(lambda: len(cl.data4) > n4, 3)
+    got = [IP(d) for d in cl.data4[n4:]]
+    c.check(len(got) == 1 and ICMP in got[0] and got[0][ICMP].type == 3 and
+            got[0][ICMP].code == 4 and got[0].dst == ip4,
+            "IPv4 too big for the SA: ICMP fragmentation-needed inside alice's session",
+            got[0].summary() if got else "none")
+    if got:
+        mtu = got[0][ICMP].nexthopmtu
+        c.check(0 < mtu < SA_MTU, "ICMP next-hop MTU %d leaves room for ESP in the SA's %d" %
+                (mtu, SA_MTU))
+        c.check(bytes(got[0][ICMP].payload)[:28] == bytes(big4)[:28],
+                "ICMP quotes the packet's IP and UDP headers")
+    bare = [f for f in cl.port.since(mark_a)
+            if f.etype in (0x0800, 0x86DD) and f.raw[:6] == pt.mac_bytes(cl.mac)]
+    c.eq(len(bare), 0, "no bare Ethernet ICMP to alice's MAC on the access port")
+
+    n6 = len(cl.data6)
+    big6 = IPv6(src=gua6, dst=REMOTE6) / UDP(sport=1000, dport=2000) / Raw(bytes(1352))
+    cl.port.send(cl.ip_frame(big6))
+    cl.wait(lambda: len(cl.data6) > n6, 3)
+    got6 = [IPv6(d) for d in cl.data6[n6:]]
+    c.check(len(got6) == 1 and ICMPv6PacketTooBig in got6[0] and got6[0].dst == gua6 and
+            1280 <= got6[0][ICMPv6PacketTooBig].mtu <= SA_MTU,
+            "IPv6 too big for the SA: ICMPv6 Packet Too Big inside alice's session",
+            "%s mtu %d" % (got6[0].summary(), got6[0][ICMPv6PacketTooBig].mtu) if got6 else "none")
+
+
+def is_esp4(f):
+    p = pt_ip(f)
+    return p is not None and p[0] >> 4 == 4 and p[9] == 50
+
+
+def pt_ip(f):
+    """The IPv4/IPv6 packet of an untagged Ethernet frame, else None."""
+    if f.etype not in (0x0800, 0x86DD):
+        return None
+    return f.raw[14:]
+
+
+def final(c, path):
+    js = egwtest.load_json(c, path)
+    if js is None:
+        return
+    egwtest.check_identity(c, js)
+    drops = {}
+    for port in js.get("ports", []):
+        for k, v in port.get("drops", {}).items():
+            drops[k] = drops.get(k, 0) + v
+    c.eq(drops.get("esp_too_big", 0), 2, "esp_too_big: the two packets too big for the SA")
+    c.eq(sum(v for k, v in drops.items() if k.startswith("pppoe_")), 0,
+         "no PPPoE data-path drop (the ICMP messages fit the session)")
+
+
+if __name__ == "__main__":
+    main()
