@@ -494,6 +494,21 @@ cli_nomatch(const char *line, int rc)
 		fprintf(stderr, "%s  type 'help' for the list of commands\n", cli_where);
 }
 
+/* The line cli_exec() is running (NULL otherwise): the command callbacks
+ * only see what the parser kept, which stops at a '#'. */
+static const char *cli_raw;
+
+bool
+egw_cli_line_has_hash(struct cmdline *cl)
+{
+	const char *l = cli_raw;
+
+	/* the prompt's line editor still holds the whole line during the call */
+	if (l == NULL && cl != NULL && cl == cl_term)
+		l = rdline_get_buffer(cmdline_get_rdline(cl));
+	return l != NULL && strchr(l, '#') != NULL;
+}
+
 static int
 cli_exec(struct cmdline *cl, const char *line)
 {
@@ -511,7 +526,9 @@ cli_exec(struct cmdline *cl, const char *line)
 	buf[len + 1] = '\0';
 	cli_rc = 0;
 	cli_secret = false;
+	cli_raw = buf;
 	rc = cmdline_parse(cl, buf);
+	cli_raw = NULL;
 	/* a line may carry a key (esp sa add) or a secret (ppp user add): no
 	 * copy outlives the call */
 	explicit_bzero(buf, sizeof(buf));

@@ -2,6 +2,10 @@
 #ifndef EGW_CLI_H
 #define EGW_CLI_H
 
+#include <stdbool.h>
+
+struct cmdline;
+
 /** One line of "help": the docs (docs/usage.md) carry each syntax verbatim. */
 struct egw_cli_help {
 	const char *topic;
@@ -19,5 +23,11 @@ void egw_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** The command being run carried key material: the interactive prompt
  *  drops its history after the line. */
 void egw_cli_secret(void);
+/**
+ * True if the line being run contains a '#': the parser ends a line at a
+ * '#' (a comment), so a command whose arguments are names or secrets
+ * refuses such a line instead of silently using what precedes the '#'.
+ */
+bool egw_cli_line_has_hash(struct cmdline *cl);
 
 #endif /* EGW_CLI_H */

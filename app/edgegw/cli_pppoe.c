@@ -541,7 +541,7 @@ struct pppoe_res {
 };
 
 static void
-cmd_pppoe(void *pr, struct cmdline *cl __rte_unused, void *data)
+cmd_pppoe(void *pr, struct cmdline *cl, void *data)
 {
 	struct pppoe_res *res = pr;
 	char line[sizeof(res->rest)];
@@ -552,6 +552,14 @@ cmd_pppoe(void *pr, struct cmdline *cl __rte_unused, void *data)
 	explicit_bzero(res->rest, sizeof(res->rest));
 	if (ppp)
 		egw_cli_secret();
+	/* names and secrets would be cut at the '#' without a word */
+	if (egw_cli_line_has_hash(cl)) {
+		egw_cli_fail("%s: '#' starts a comment: names and secrets cannot contain it, and "
+			     "a pppoe/ppp line cannot end in a comment",
+			     ppp ? "ppp" : "pppoe");
+		explicit_bzero(line, sizeof(line));
+		return;
+	}
 	rte_spinlock_lock(&egw.ctrl_lock);
 	if (!egw.pppoe)
 		egw_cli_fail("%s: PPPoE not initialised", ppp ? "ppp" : "pppoe");

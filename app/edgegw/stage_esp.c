@@ -65,10 +65,12 @@ esp_account(struct egw_burst *b, struct egw_esp_res *res)
 {
 	unsigned int r;
 
+	/* counted as made before any can be counted as sent (a full TX
+	 * buffer is transmitted at once) */
+	b->created += res->created + res->n_icmp;
 	/* a subscriber behind a PPPoE session gets them through it */
 	if (res->n_icmp != 0)
 		egw_pppoe_stage_reply(b, res->icmp, res->n_icmp);
-	b->created += res->created + res->n_icmp;
 	for (r = 0; r < EGW_ESP_DROP_MAX; r++)
 		b->drop[EGW_DROP_ESP_FIRST + r] += res->drop[r];
 	memset(res, 0, offsetof(struct egw_esp_res, icmp));

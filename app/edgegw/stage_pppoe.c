@@ -130,12 +130,14 @@ stage_pppoe_ip(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw
 	pw = b->w->pppoe;
 	res = &pw->res;
 	egw_pppoe_encap_burst(pw->ctx, pkts, n, res);
+	/* counted as made before any of them can be counted as sent (a full
+	 * TX buffer is transmitted at once) */
+	b->created += res->n_icmp;
 	for (i = 0; i < res->n_out; i++)
 		egw_out_tx(b, res->out_port[i], res->out[i]);
 	/* too-big replies go back where the packet came from */
 	for (i = 0; i < res->n_icmp; i++)
 		egw_out_tx(b, b->port, res->icmp[i]);
-	b->created += res->n_icmp;
 	npass = res->n_pass;
 	pppoe_account(b, res);
 	/* res->pass stays valid: the later stages (rxtokens, route) never
@@ -172,14 +174,14 @@ egw_pppoe_stage_reply(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	 * its results were taken out, or outside any PPPoE stage */
 	res = &pw->res;
 	egw_pppoe_encap_burst(pw->ctx, pkts, n, res);
+	/* (lib/pppoe never answers an ICMP error with another) */
+	b->created += res->n_icmp;
 	for (i = 0; i < res->n_out; i++)
 		egw_out_tx(b, res->out_port[i], res->out[i]);
 	for (i = 0; i < res->n_pass; i++)
 		egw_out_tx(b, b->port, res->pass[i]);
-	/* (lib/pppoe never answers an ICMP error with another) */
 	for (i = 0; i < res->n_icmp; i++)
 		egw_out_tx(b, b->port, res->icmp[i]);
-	b->created += res->n_icmp;
 	pppoe_account(b, res);
 }
 

@@ -578,6 +578,10 @@ test_pppoe_commands(void)
 	OK("ppp user add bob pw address 100.64.0.10");
 	OK("ppp user add carol pw2 address 203.0.113.7"); /* in no pool: usable */
 	CHECK(pconf()->nb_users == 3, "3 users");
+	PPPOE_BAD("ppp user add erin pass#word"); /* would be cut at the '#' */
+	PPPOE_BAD("ppp user add erin password # comment");
+	PPPOE_BAD("pppoe ac-name ac#1");
+	PPPOE_BAD("pppoe service-name add tv#2");
 	PPPOE_BAD("ppp user add alice other");                 /* exists */
 	PPPOE_BAD("ppp user add dave pw address 100.64.0.10"); /* bob's */
 	PPPOE_BAD("ppp user add dave pw address 100.64.0");    /* syntax */
