@@ -103,7 +103,7 @@ egw_pppoe_drop_desc(unsigned int reason)
 int
 egw_pppoe_active(void)
 {
-	return __atomic_load_n(&pppoe_bound_count, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&pppoe_dp.bound, __ATOMIC_RELAXED) != 0;
 }
 
 /* ---- contexts ---- */
@@ -113,7 +113,7 @@ egw_pppoe_ctx_create(unsigned int idx, struct rte_mempool *pool)
 {
 	struct egw_pppoe_ctx *c;
 
-	if (!pppoe_g.init || pppoe_sess_fp_tab == NULL || idx >= pppoe_g.nb_ctx ||
+	if (!pppoe_g.init || pppoe_dp.fp_tab == NULL || idx >= pppoe_g.nb_ctx ||
 	    idx >= EGW_PPPOE_MAX_CTX || pool == NULL) {
 		rte_errno = EINVAL;
 		return NULL;
@@ -617,7 +617,7 @@ void
 egw_pppoe_decap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 		      struct egw_pppoe_res *res)
 {
-	const struct pppoe_sess_fp *tab = pppoe_sess_fp_tab;
+	const struct pppoe_sess_fp *tab = pppoe_dp.fp_tab;
 	uint16_t i, n_out, n_ctrl, access_port = UINT16_MAX; /* no port is UINT16_MAX */
 	enum decap_verdict v;
 

@@ -264,10 +264,18 @@ void pppoe_fast_sess_counters(uint16_t sid, uint64_t cnt[4]);
 /** The downstream route table of PPPOE_NCP_IP4 or _IP6 (session.c), for bulk lookups. */
 struct rte_hash *pppoe_route_tab(unsigned int ncp);
 
-/** The fast-path array (index = sid), for fast.c. */
-extern struct pppoe_sess_fp *pppoe_sess_fp_tab;
-/** Bound sessions (data path reads it to skip work while zero). */
-extern uint32_t pppoe_bound_count;
+/*
+ * What every worker reads on every burst, written only at init and when a
+ * session binds or unbinds (session.c): a cache line of its own, apart from
+ * the control path's bookkeeping, which changes on every session event.
+ */
+struct pppoe_dp {
+	struct pppoe_sess_fp *fp_tab;     /**< the fast-path array, index = sid */
+	struct rte_hash *route4, *route6; /**< downstream routes: /32 and /64 -> fp */
+	uint32_t bound; /**< bound sessions (the data path skips work while zero) */
+} __rte_cache_aligned;
+
+extern struct pppoe_dp pppoe_dp;
 
 /* ---------------- frames (ctl.c) ---------------- */
 

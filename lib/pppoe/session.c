@@ -46,8 +46,7 @@ static_assert(sizeof(struct pppoe_sess_fp) <= 2 * RTE_CACHE_LINE_SIZE,
 static_assert(offsetof(struct pppoe_sess_fp, ip6_prefix) + 8 <= RTE_CACHE_LINE_SIZE,
 	      "the fields decap reads must be in the first cache line");
 
-struct pppoe_sess_fp *pppoe_sess_fp_tab;
-uint32_t pppoe_bound_count;
+struct pppoe_dp pppoe_dp;
 
 /* Free list link value meaning "none" (ids are 1..65534). */
 #define SID_NONE 0
@@ -66,7 +65,6 @@ static struct {
 	uint32_t closing_head, closing_tail; /* closing sessions, in close order */
 	unsigned int nb_used;                /* not free */
 	unsigned int nb_state[4];
-	struct rte_hash *route4, *route6;
 	struct rte_hash *per_mac; /* control only: MAC -> sessions not free */
 } tab;
 
@@ -164,30 +162,30 @@ pppoe_sess_table_init(unsigned int size, int socket)
 
 	if (size == 0 || size > EGW_PPPOE_MAX_SESSIONS)
 		return -EINVAL;
-	if (pppoe_sess_fp_tab != NULL)
+	if (pppoe_dp.fp_tab != NULL)
 		return -EEXIST;
 	memset(&tab, 0, sizeof(tab));
 	tab.size = size;
-	pppoe_sess_fp_tab =
+	pppoe_dp.fp_tab =
 		rte_zmalloc_socket("egw_pppoe_sess_fp", (size + 1) * sizeof(struct pppoe_sess_fp),
 				   RTE_CACHE_LINE_SIZE, socket);
 	tab.sess = calloc(size + 1, sizeof(*tab.sess));
 	tab.base = calloc(size + 1, sizeof(*tab.base));
-	if (pppoe_sess_fp_tab == NULL || tab.sess == NULL || tab.base == NULL)
+	if (pppoe_dp.fp_tab == NULL || tab.sess == NULL || tab.base == NULL)
 		goto nomem;
-	tab.route4 = route_create("egw_pppoe_route4", 4, route4_hash, size, socket);
-	tab.route6 = route_create("egw_pppoe_route6", 8, route6_hash, size, socket);
+	pppoe_dp.route4 = route_create("egw_pppoe_route4", 4, route4_hash, size, socket);
+	pppoe_dp.route6 = route_create("egw_pppoe_route6", 8, route6_hash, size, socket);
 	tab.per_mac = rte_hash_create(&mp);
-	if (tab.route4 == NULL || tab.route6 == NULL || tab.per_mac == NULL)
+	if (pppoe_dp.route4 == NULL || pppoe_dp.route6 == NULL || tab.per_mac == NULL)
 		goto nomem;
 	for (i = 1; i <= size; i++) {
-		tab.sess[i].fp = &pppoe_sess_fp_tab[i];
+		tab.sess[i].fp = &pppoe_dp.fp_tab[i];
 		tab.sess[i].sid = (uint16_t)i;
 		tab.sess[i].next_free = i < size ? i + 1 : SID_NONE;
 	}
 	tab.free_head = 1;
 	tab.free_tail = size;
-	__atomic_store_n(&pppoe_bound_count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&pppoe_dp.bound, 0, __ATOMIC_RELAXED);
 	return 0;
 nomem:
 	pppoe_sess_table_fini();
@@ -203,15 +201,16 @@ pppoe_sess_table_fini(void)
 		for (i = 1; i <= tab.size; i++)
 			if (tab.sess[i].state != EGW_PPPOE_S_FREE && tab.sess[i].ppp != NULL)
 				ppp_sess_free(&tab.sess[i]);
-	rte_hash_free(tab.route4);
-	rte_hash_free(tab.route6);
+	rte_hash_free(pppoe_dp.route4);
+	rte_hash_free(pppoe_dp.route6);
+	pppoe_dp.route4 = pppoe_dp.route6 = NULL;
 	rte_hash_free(tab.per_mac);
-	rte_free(pppoe_sess_fp_tab);
-	pppoe_sess_fp_tab = NULL;
+	rte_free(pppoe_dp.fp_tab);
+	pppoe_dp.fp_tab = NULL;
 	free(tab.sess);
 	free(tab.base);
 	memset(&tab, 0, sizeof(tab));
-	__atomic_store_n(&pppoe_bound_count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&pppoe_dp.bound, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- per-MAC counts (control path only) ---- */
@@ -247,9 +246,9 @@ state_set(struct pppoe_sess *s, enum egw_pppoe_sess_state st)
 	enum egw_pppoe_sess_state old = s->state;
 
 	if (old == EGW_PPPOE_S_BOUND)
-		__atomic_fetch_sub(&pppoe_bound_count, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&pppoe_dp.bound, 1, __ATOMIC_RELAXED);
 	if (st == EGW_PPPOE_S_BOUND)
-		__atomic_fetch_add(&pppoe_bound_count, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&pppoe_dp.bound, 1, __ATOMIC_RELAXED);
 	tab.nb_state[old]--;
 	tab.nb_state[st]++;
 	s->state = st;
@@ -326,7 +325,7 @@ pppoe_sess_create(uint16_t port, const struct rte_ether_addr *mac, uint8_t n_vla
 	unsigned int i;
 
 	*why = PPPOE_REFUSE_NONE;
-	if (pppoe_sess_fp_tab == NULL || port >= RTE_MAX_ETHPORTS || n_vlan > 2 ||
+	if (pppoe_dp.fp_tab == NULL || port >= RTE_MAX_ETHPORTS || n_vlan > 2 ||
 	    (n_vlan > 0 && (tci == NULL || tpid == NULL))) {
 		*why = PPPOE_REFUSE_LIMIT;
 		return NULL;
@@ -462,10 +461,10 @@ pppoe_sess_bind(struct pppoe_sess *s, unsigned int ncp)
 	if (fp->ncp & ncp)
 		return 0;
 	if (ncp == PPPOE_NCP_IP4) {
-		h = tab.route4;
+		h = pppoe_dp.route4;
 		key = &fp->ip4;
 	} else {
-		h = tab.route6;
+		h = pppoe_dp.route6;
 		key = fp->ip6_prefix;
 	}
 	/* rte_hash_add_key_data() would silently move another session's route */
@@ -492,9 +491,9 @@ routes_del(struct pppoe_sess *s, unsigned int ncp)
 	struct pppoe_sess_fp *fp = s->fp;
 
 	if (ncp & fp->ncp & PPPOE_NCP_IP4)
-		route_del(tab.route4, &fp->ip4);
+		route_del(pppoe_dp.route4, &fp->ip4);
 	if (ncp & fp->ncp & PPPOE_NCP_IP6)
-		route_del(tab.route6, fp->ip6_prefix);
+		route_del(pppoe_dp.route6, fp->ip6_prefix);
 	/* Pairs with the acquire loads of fp->ncp in fast.c: a thread that
 	 * still finds the route sees the bit clear and leaves the packet. */
 	__atomic_store_n(&fp->ncp, (uint8_t)(fp->ncp & ~ncp), __ATOMIC_RELEASE);
@@ -584,7 +583,7 @@ pppoe_route4_lookup(rte_be32_t dst)
 {
 	void *data;
 
-	if (tab.route4 == NULL || rte_hash_lookup_data(tab.route4, &dst, &data) < 0)
+	if (pppoe_dp.route4 == NULL || rte_hash_lookup_data(pppoe_dp.route4, &dst, &data) < 0)
 		return NULL;
 	return data;
 }
@@ -594,7 +593,7 @@ pppoe_route6_lookup(const uint8_t dst[16])
 {
 	void *data;
 
-	if (tab.route6 == NULL || rte_hash_lookup_data(tab.route6, dst, &data) < 0)
+	if (pppoe_dp.route6 == NULL || rte_hash_lookup_data(pppoe_dp.route6, dst, &data) < 0)
 		return NULL;
 	return data;
 }
@@ -602,7 +601,7 @@ pppoe_route6_lookup(const uint8_t dst[16])
 struct rte_hash *
 pppoe_route_tab(unsigned int ncp)
 {
-	return ncp == PPPOE_NCP_IP4 ? tab.route4 : tab.route6;
+	return ncp == PPPOE_NCP_IP4 ? pppoe_dp.route4 : pppoe_dp.route6;
 }
 
 /* ---- public: sessions ---- */
