@@ -48,8 +48,15 @@ SETUP = [
 ]
 
 
+def ns_cmd(args):
+    """args run in the namespace's network stack. nsenter (util-linux) only
+    switches the network namespace; 'ip netns exec' also remounts /sys, which
+    fails where / is not a mount point (a chroot) and is not needed here."""
+    return ["nsenter", "--net=/run/netns/" + NS, "--"] + list(args)
+
+
 def nsrun(c, args, timeout=20):
-    cmd = ["ip", "netns", "exec", NS] + args
+    cmd = ns_cmd(args)
     c.log("run: %s" % " ".join(cmd))
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -74,7 +81,7 @@ def pado_fields(out):
 
 def cleanup_ns():
     # the interface goes back to the root namespace first: edgegw owns it
-    subprocess.run(["ip", "netns", "exec", NS, "ip", "link", "set", IF_A, "netns", "1"],
+    subprocess.run(ns_cmd(["ip", "link", "set", IF_A, "netns", "1"]),
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     subprocess.run(["ip", "netns", "del", NS], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
