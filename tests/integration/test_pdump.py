@@ -52,8 +52,13 @@ def main():
             for i in range(N)]
     js = c.path("s.json")
     out = c.path("cap.pcapng")
-    # no --huge-unlink: the secondary maps the primary's hugepage files
-    eal = ["-l", "0,1", "--no-pci", "--file-prefix", PREFIX,
+    # no --huge-unlink: the secondary maps the primary's hugepage files.
+    # --base-virtaddr: the secondary must reserve the primary's virtual
+    # addresses; left to mmap, the primary's (an ASan build's especially) can
+    # land where dpdk-dumpcap's libraries already are ("Cannot get a virtual
+    # area at requested address"). 0x200000000000 is above ASan's shadow and
+    # far below where mmap places libraries.
+    eal = ["-l", "0,1", "--no-pci", "--file-prefix", PREFIX, "--base-virtaddr=0x200000000000",
            "--log-level=warning", "--vdev", "net_tap0,iface=%s" % IF0,
            "--vdev", "net_tap1,iface=%s" % IF1]
     e = egwtest.Running(c, "edgegw", binary, eal, ["--forward-mode", "io", "--stats-json", js])
