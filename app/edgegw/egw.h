@@ -285,6 +285,13 @@ void egw_esp_stage_update(void);
 const struct egw_esp_ctx *egw_esp_stage_ctx(uint16_t worker);
 void egw_esp_stage_show_config(FILE *f);
 void egw_esp_stage_json(FILE *f);
+/**
+ * Send frames made in reply to packets received on b->port (PPPoE's ICMP
+ * too-big for a packet from the uplink) back out of b->port, through the
+ * outbound SAs when a policy protects them: a sender reached through a
+ * tunnel gets its reply through the tunnel, never in clear.
+ */
+void egw_esp_stage_reply(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n);
 
 /* stage_pppoe.c */
 /** Install the PPPoE session-frame stage; before egw_rxtok_stage_init(). */

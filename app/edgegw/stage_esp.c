@@ -168,6 +168,45 @@ esp_inbound(struct egw_burst *b, struct egw_esp_stage_worker *ew, struct rte_mbu
 	}
 }
 
+void
+egw_esp_stage_reply(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct egw_esp_stage_worker *ew = b->w->esp;
+	struct egw_esp_res *res;
+	uint16_t nprot, nbypass, done = 0, i;
+
+	/* pairs with the release store in egw_esp_stage_update() */
+	if (ew == NULL || __atomic_load_n(&esp_active, __ATOMIC_ACQUIRE) == 0) {
+		for (i = 0; i < n; i++)
+			egw_out_tx(b, b->port, pkts[i]);
+		return;
+	}
+	/* ew->sa, ew->out and res are free: the inbound path that may have
+	 * led here uses ew->esp and ew->v6 only, and took its results out */
+	res = &ew->res;
+	nprot = egw_esp_outbound_lookup(ew->ctx, pkts, n, ew->sa, res);
+	nbypass = (uint16_t)res->bypass;
+	esp_account(b, res);
+	while (done < nprot) {
+		uint16_t k, nout;
+
+		k = egw_esp_outbound_burst(ew->ctx, ew->sa + done, pkts + done, nprot - done,
+					   ew->out, ESP_OUT_CAP, res);
+		nout = res->n_out;
+		esp_account(b, res);
+		for (i = 0; i < nout; i++)
+			egw_out_tx(b, b->port, ew->out[i]);
+		if (k == 0 && nout == 0) {
+			egw_out_drop_bulk(b, pkts + done, nprot - done,
+					  EGW_DROP_ESP_FIRST + EGW_ESP_DROP_NOMEM);
+			break;
+		}
+		done += k;
+	}
+	for (i = 0; i < nbypass; i++)
+		egw_out_tx(b, b->port, pkts[nprot + i]);
+}
+
 static inline void
 stage_esp(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw_eth_class cls)
 {

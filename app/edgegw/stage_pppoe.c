@@ -118,9 +118,10 @@ stage_pppoe_sess(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 static inline void
 stage_pppoe_ip(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw_eth_class cls)
 {
+	struct rte_mbuf *icmp[EGW_PPPOE_MAX_BURST];
 	struct egw_pppoe_stage_worker *pw;
 	struct egw_pppoe_res *res;
-	uint16_t i, npass;
+	uint16_t i, npass, nicmp;
 
 	/* one load (and no call) while no session is bound */
 	if (egw.ports[b->port].role != EGW_ROLE_UPLINK || !egw_pppoe_active()) {
@@ -135,15 +136,19 @@ stage_pppoe_ip(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw
 	b->created += res->n_icmp;
 	for (i = 0; i < res->n_out; i++)
 		egw_out_tx(b, res->out_port[i], res->out[i]);
-	/* too-big replies go back where the packet came from */
-	for (i = 0; i < res->n_icmp; i++)
-		egw_out_tx(b, b->port, res->icmp[i]);
+	/* too-big replies go back where the packet came from, through ESP
+	 * when a policy protects them (the packet may have come through a
+	 * tunnel); a copy of the list: ESP's own replies would reuse res */
+	nicmp = res->n_icmp;
+	memcpy(icmp, res->icmp, nicmp * sizeof(icmp[0]));
 	npass = res->n_pass;
 	pppoe_account(b, res);
 	/* res->pass stays valid: the later stages (rxtokens, route) never
 	 * come back here within this call */
 	if (npass != 0)
 		next_stage[cls](b, res->pass, npass);
+	if (nicmp != 0)
+		egw_esp_stage_reply(b, icmp, nicmp);
 }
 
 static void

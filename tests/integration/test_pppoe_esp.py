@@ -13,7 +13,11 @@ tunnel-mode SA with MTU 1280 protecting the pool toward 203.0.113.0/24:
     SA) arrives at the subscriber as a PPPoE session frame of its session,
     not as a bare Ethernet frame on the access port;
   - the same for IPv6 (ICMPv6 Packet Too Big into the session; lib/esp
-    never reports less than the IPv6 minimum MTU, 1280).
+    never reports less than the IPv6 minimum MTU, 1280);
+  - a packet from the far side through the inbound SA that is too big for
+    the session (MRU 1400): PPPoE drops it and its ICMP
+    fragmentation-needed leaves through the outbound SA (decrypted with
+    scapy to check), never in clear.
 At exit the JSON counters hold the exact numbers and the accounting identity.
 
 usage: test_pppoe_esp.py EDGEGW
@@ -32,9 +36,11 @@ IF_A, IF_U = "egwea0", "egweu0"
 POOL4 = ipaddress.IPv4Network("100.64.0.0/24")
 POOL6 = ipaddress.IPv6Network("2001:db8:100::/48")
 REMOTE4, REMOTE6 = "203.0.113.10", "2001:db8:200::10"
-SPI = 0x1000
+SPI, SPI_IN = 0x1000, 0x2000
 TUN_SRC, TUN_DST = "192.0.2.1", "198.51.100.1"
 SA_MTU = 1280
+KEY_OUT, KEY_IN = "11" * 20, "22" * 20  # AES-128 key + 4-byte salt, test only
+CLIENT_MRU = 1400
 
 
 def setup(state):
@@ -48,9 +54,12 @@ def setup(state):
         "ppp user add alice alice-secret",
         "esp state-file %s" % state,
         "esp sa add 0x%x out aead aes-128-gcm key %s mode tunnel src %s dst %s mtu %d" %
-        (SPI, "11" * 20, TUN_SRC, TUN_DST, SA_MTU),
+        (SPI, KEY_OUT, TUN_SRC, TUN_DST, SA_MTU),
+        "esp sa add 0x%x in aead aes-128-gcm key %s mode tunnel src %s dst %s" %
+        (SPI_IN, KEY_IN, TUN_DST, TUN_SRC),
         "esp policy add out src %s dst 203.0.113.0/24 protect 0x%x" % (POOL4, SPI),
         "esp policy add out src %s dst 2001:db8:200::/64 protect 0x%x" % (POOL6, SPI),
+        "esp policy add in src 203.0.113.0/24 dst %s protect 0x%x" % (POOL4, SPI_IN),
         "start",
     ]
 
@@ -67,11 +76,12 @@ def main():
         if up:
             acc, upl = pt.Port(IF_A), pt.Port(IF_U)
             cl = pt.Client(acc, "02:00:00:00:0e:01", user="alice", secret="alice-secret",
-                           name="alice")
+                           mru=CLIENT_MRU, name="alice")
             bad = cl.connect()
             c.check(not bad, "alice: session up (PAP, IPCP, IPv6CP)", str(bad))
             if not bad:
                 flows(c, cl, upl, IP, IPv6, UDP, ICMP, Raw, ICMPv6PacketTooBig)
+                through_tunnel(c, cl, upl)
     finally:
         for p in (acc, upl):
             if p is not None:
@@ -139,6 +149,49 @@ def flows(c, cl, upl, IP, IPv6, UDP, ICMP, Raw, ICMPv6PacketTooBig):
             "%s mtu %d" % (got6[0].summary(), got6[0][ICMPv6PacketTooBig].mtu) if got6 else "none")
 
 
+def through_tunnel(c, cl, upl):
+    """A packet from REMOTE4 through the inbound SA, too big for alice's
+    session: it is dropped, and the ICMP fragmentation-needed for REMOTE4
+    goes back through the outbound SA, never in clear."""
+    from scapy.all import IP, UDP, ICMP, Raw, Ether
+    from scapy.layers.ipsec import ESP, SecurityAssociation
+    sa_in = SecurityAssociation(ESP, spi=SPI_IN, crypt_algo="AES-GCM",
+                                crypt_key=bytes.fromhex(KEY_IN), crypt_icv_size=16,
+                                tunnel_header=IP(src=TUN_DST, dst=TUN_SRC))
+    sa_out = SecurityAssociation(ESP, spi=SPI, crypt_algo="AES-GCM",
+                                 crypt_key=bytes.fromhex(KEY_OUT), crypt_icv_size=16,
+                                 tunnel_header=IP(src=TUN_SRC, dst=TUN_DST))
+    n4 = len(cl.data4)
+    fit = IP(src=REMOTE4, dst=cl.ip4, flags="DF", id=5) / UDP(sport=7, dport=7) / Raw(
+        bytes(CLIENT_MRU - 28))
+    big = IP(src=REMOTE4, dst=cl.ip4, flags="DF", id=6) / UDP(sport=7, dport=7) / Raw(
+        bytes(CLIENT_MRU + 1 - 28))
+    mark = upl.mark()
+    for p in (fit, big):
+        upl.send(bytes(Ether(dst=pt.MAC_U, src=pt.PEER_MAC) / sa_in.encrypt(p)))
+    cl.wait(lambda: len(cl.data4) > n4, 3)
+    c.eq([bytes(d) for d in cl.data4[n4:]], [bytes(fit)],
+         "through the tunnel: the %d-byte packet reaches alice byte for byte, the %d-byte "
+         "one does not" % (CLIENT_MRU, CLIENT_MRU + 1))
+    esp = upl.wait(mark, lambda f: is_esp4(f) and IP(pt_ip(f)).src == TUN_SRC, 1, 3)
+    icmp = []
+    for f in esp:
+        try:
+            inner = sa_out.decrypt(IP(pt_ip(f)))
+        except Exception as ex:  # noqa: BLE001 - a failed decryption is the finding
+            c.check(False, "ESP out of the uplink decrypts with the outbound SA", repr(ex))
+            continue
+        if ICMP in inner:
+            icmp.append(inner)
+    c.check(len(icmp) == 1 and icmp[0][ICMP].type == 3 and icmp[0][ICMP].code == 4 and
+            icmp[0][ICMP].nexthopmtu == CLIENT_MRU and icmp[0].dst == REMOTE4,
+            "the ICMP fragmentation-needed (MTU %d) for %s leaves through the outbound SA" %
+            (CLIENT_MRU, REMOTE4), icmp[0].summary() if icmp else "none")
+    clear = [f for f in upl.since(mark) if pt_ip(f) is not None and pt_ip(f)[0] >> 4 == 4 and
+             pt_ip(f)[9] == 1]
+    c.eq(len(clear), 0, "no ICMP in clear on the uplink")
+
+
 def is_esp4(f):
     p = pt_ip(f)
     return p is not None and p[0] >> 4 == 4 and p[9] == 50
@@ -161,8 +214,9 @@ def final(c, path):
         for k, v in port.get("drops", {}).items():
             drops[k] = drops.get(k, 0) + v
     c.eq(drops.get("esp_too_big", 0), 2, "esp_too_big: the two packets too big for the SA")
-    c.eq(sum(v for k, v in drops.items() if k.startswith("pppoe_")), 0,
-         "no PPPoE data-path drop (the ICMP messages fit the session)")
+    c.eq(drops.get("pppoe_too_big", 0), 1, "pppoe_too_big: the packet from the tunnel")
+    c.eq(sum(v for k, v in drops.items() if k.startswith("pppoe_") and k != "pppoe_too_big"),
+         0, "no other PPPoE data-path drop (the ICMP messages fit the session)")
 
 
 if __name__ == "__main__":
