@@ -92,6 +92,10 @@ egw_pppoe_init(const struct egw_pppoe_params *p)
 		return -EINVAL;
 	if (pppoe_g.init)
 		return -EEXIST;
+	/* rte_timer_manage() runs the timers of its caller's lcore: a thread
+	 * without an lcore id (not an EAL thread) could never run the PPP timers */
+	if (rte_lcore_id() == LCORE_ID_ANY)
+		return -EINVAL;
 	size = p->max_sessions == 0 ? EGW_PPPOE_MAX_SESSIONS : p->max_sessions;
 
 	/* -EALREADY: the application (or an earlier init) set it up already */

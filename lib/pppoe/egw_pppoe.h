@@ -99,7 +99,8 @@ struct egw_pppoe_params {
 /**
  * Initialise the library (control path, once). Calls rte_timer_subsystem_init().
  *
- * @return 0; -EINVAL on bad parameters; -ENOMEM; -EEXIST if already done.
+ * @return 0; -EINVAL on bad parameters or from a thread without an lcore id;
+ *   -ENOMEM; -EEXIST if already done.
  */
 int egw_pppoe_init(const struct egw_pppoe_params *p);
 

@@ -94,6 +94,8 @@ ppp_lcp_init(struct ppp_sess *ps)
 	ps->want_magic = true;
 	ps->want_auth = ps->auth != EGW_PPPOE_AUTH_NONE;
 	ps->our_magic = lcp_random_magic(0);
+	ps->echo_s = pppoe_g.conf.keepalive_s;
+	ps->echo_max = pppoe_g.conf.keepalive_misses;
 }
 
 static void
@@ -317,9 +319,9 @@ echo_cb(struct rte_timer *t, void *arg)
 	uint8_t m[4];
 
 	RTE_SET_USED(t);
-	if (ps->stopped || ps->lcp.state != PPP_ST_OPENED || pppoe_g.conf.keepalive_s == 0)
+	if (ps->stopped || ps->lcp.state != PPP_ST_OPENED || ps->echo_s == 0)
 		return;
-	if (ps->echo_missed >= pppoe_g.conf.keepalive_misses) {
+	if (ps->echo_missed >= ps->echo_max) {
 		PPPOE_CNT_INC(ECHO_TIMEOUT);
 		/* the peer is gone: no Terminate-Request to wait on, a PADT */
 		pppoe_sess_close(ps->s, EGW_PPPOE_CAUSE_ECHO, true);
@@ -329,16 +331,16 @@ echo_cb(struct rte_timer *t, void *arg)
 	ps->echo_missed++;
 	PPPOE_CNT_INC(ECHO_TX);
 	ppp_send(ps, PPP_LCP, PPP_CODE_ECHO_REQ, ps->lcp.id++, m, sizeof(m));
-	ppp_timer_arm(ps, &ps->echo_timer, pppoe_g.conf.keepalive_s * 1000, echo_cb, ps);
+	ppp_timer_arm(ps, &ps->echo_timer, ps->echo_s * 1000, echo_cb, ps);
 }
 
 void
 ppp_lcp_echo_start(struct ppp_sess *ps)
 {
 	ps->echo_missed = 0;
-	if (pppoe_g.conf.keepalive_s == 0)
+	if (ps->echo_s == 0)
 		return;
-	ppp_timer_arm(ps, &ps->echo_timer, pppoe_g.conf.keepalive_s * 1000, echo_cb, ps);
+	ppp_timer_arm(ps, &ps->echo_timer, ps->echo_s * 1000, echo_cb, ps);
 }
 
 void

@@ -229,6 +229,9 @@ struct ppp_sess {
 	unsigned int loops;  /* Configure-Requests carrying our own magic */
 	struct rte_timer echo_timer;
 	unsigned int echo_missed;
+	/* keepalive of the configuration at start: a later change applies to
+	 * new sessions only (conf.c) */
+	unsigned int echo_s, echo_max;
 
 	/* authentication (auth.c) */
 	struct rte_timer auth_timer; /* the whole phase */

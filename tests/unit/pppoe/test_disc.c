@@ -41,6 +41,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1411,6 +1412,21 @@ out:
 	egw_pppoe_fini();
 }
 
+/* egw_pppoe_init() from a thread that has no lcore id */
+struct init_arg {
+	struct egw_pppoe_params p;
+	int rc;
+};
+
+static void *
+init_thread(void *arg)
+{
+	struct init_arg *a = arg;
+
+	a->rc = egw_pppoe_init(&a->p);
+	return NULL;
+}
+
 static void
 test_init_fini(void)
 {
@@ -1423,7 +1439,9 @@ test_init_fini(void)
 	};
 	struct egw_pppoe_params bad;
 	struct egw_pppoe_config cfg;
+	struct init_arg ia;
 	struct tags t;
+	pthread_t th;
 	uint8_t ck[17];
 	uint16_t err;
 	int i, n = 0;
@@ -1446,6 +1464,14 @@ test_init_fini(void)
 	bad = p;
 	bad.max_sessions = EGW_PPPOE_MAX_SESSIONS + 1;
 	CHECK(egw_pppoe_init(&bad) == -EINVAL, "too many sessions");
+	/* its timers would be armed for no lcore and never run */
+	ia.p = p;
+	ia.rc = 1;
+	CHECK(pthread_create(&th, NULL, init_thread, &ia) == 0 && pthread_join(th, NULL) == 0,
+	      "thread");
+	CHECK(ia.rc == -EINVAL, "init from a non-EAL thread: %d", ia.rc);
+	if (ia.rc == 0)
+		egw_pppoe_fini();
 
 	CHECK(lib_init(100) == 0, "init");
 	CHECK(egw_pppoe_init(&p) == -EEXIST, "init twice");

@@ -978,6 +978,9 @@ test_keepalive(void)
 	if (s == NULL)
 		return;
 	tx_flush();
+	/* a session keeps the keepalive of its start: turning it off now
+	 * (for new sessions) must not leave this one without a dead-peer check */
+	CHECK(egw_pppoe_set_keepalive(0, 5) == 0, "keepalive off for new sessions");
 	for (i = 0; i < 2; i++) {
 		struct frame f;
 
