@@ -413,6 +413,8 @@ ppp_chap_input(struct ppp_sess *ps, const uint8_t *p, uint16_t len)
 	ok = auth_user_ok(ps, u) && vs == CHAP_MD5_LEN &&
 	     chap_md5(p[1], u, ps->chap_chal, expect) &&
 	     CRYPTO_memcmp(expect, &d[1], CHAP_MD5_LEN) == 0;
+	/* the expected response is as good as the secret for this challenge */
+	OPENSSL_cleanse(expect, sizeof(expect));
 	if (!ok) {
 		PPPOE_CNT_INC(CHAP_FAIL);
 		chap_reply(ps, CHAP_FAILURE, p[1]);

@@ -296,6 +296,9 @@ sess_input(struct rte_mbuf *m)
 	}
 	s->ctrl_rx++;
 	ppp_input(s, f + l2 + PPPOE_HDR_LEN, len);
+	/* a chained frame was copied here: a PAP password must not stay */
+	if (f == ctl_scratch)
+		explicit_bzero(ctl_scratch, flen);
 }
 
 void

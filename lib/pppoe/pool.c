@@ -205,7 +205,7 @@ local6_update(void)
 static bool
 overlaps(uint64_t a, uint8_t la, uint64_t b, uint8_t lb, unsigned int w)
 {
-	/* lengths are at least 8: the shift is below 64 */
+	/* lengths are at least 3: the shift is below 64 */
 	uint64_t mask = ~UINT64_C(0) << (w - RTE_MIN(la, lb));
 
 	return ((a ^ b) & mask) == 0;
@@ -233,6 +233,16 @@ pool_add4(const char *prefix, const uint8_t a[16], uint8_t len, char *err, size_
 
 		inet_ntop(AF_INET, &n, t4, sizeof(t4));
 		err_set(err, errlen, "%s: host bits set (the network is %s/%u)", prefix, t4, len);
+		return -EINVAL;
+	}
+	/* never hand out "this network", loopback, multicast or reserved
+	 * addresses (RFC 1122 3.2.1.3, RFC 5771, RFC 1112) */
+	if (overlaps(net, len, 0x00000000, 8, 32) || overlaps(net, len, 0x7f000000, 8, 32) ||
+	    overlaps(net, len, 0xe0000000, 3, 32)) {
+		err_set(err, errlen,
+			"%s: overlaps 0.0.0.0/8, 127.0.0.0/8 or 224.0.0.0/3 (not unicast "
+			"addresses a subscriber may use)",
+			prefix);
 		return -EINVAL;
 	}
 	for (i = 0; i < nb_pools4; i++) {

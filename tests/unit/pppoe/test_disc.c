@@ -1628,6 +1628,11 @@ test_pools(void)
 		{"2001:db9::/63", 0},
 		{"garbage/24", -EINVAL},
 		{"", -EINVAL},
+		{"0.0.0.0/24", -EINVAL},   /* "this network" */
+		{"127.0.0.0/16", -EINVAL}, /* loopback */
+		{"224.1.0.0/16", -EINVAL}, /* multicast */
+		{"240.0.0.0/8", -EINVAL},  /* reserved */
+		{"192.0.0.0/2", -EINVAL},  /* length */
 	};
 	char err[128];
 	unsigned int i, n;
