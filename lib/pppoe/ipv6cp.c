@@ -220,7 +220,10 @@ ra_send(struct ppp_sess *ps)
 {
 	uint8_t pkt[RA_LEN];
 	uint8_t *ip = pkt, *icmp = pkt + 40, *pio = icmp + 16, *mtu = pio + 32;
-	uint16_t mru = ps->s->fp->mru != 0 ? ps->s->fp->mru : ppp_peer_mru(ps);
+	/* the link MTU the host sends with: no more than we receive (our MRU,
+	 * RFC 1661's 1500 when not negotiated) nor than we send (its MRU) */
+	uint16_t mru = RTE_MIN(ps->want_mru ? ps->our_mru : (uint16_t)1500,
+			       ps->s->fp->mru != 0 ? ps->s->fp->mru : ppp_peer_mru(ps));
 	uint16_t ck;
 
 	memset(pkt, 0, sizeof(pkt));
