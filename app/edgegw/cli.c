@@ -494,6 +494,20 @@ cli_nomatch(const char *line, int rc)
 		fprintf(stderr, "%s  type 'help' for the list of commands\n", cli_where);
 }
 
+int
+egw_cli_split(char *s, char **w, int max)
+{
+	char *save = NULL, *t;
+	int n = 0;
+
+	for (t = strtok_r(s, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
+		if (n == max)
+			return -E2BIG;
+		w[n++] = t;
+	}
+	return n;
+}
+
 /* The line cli_exec() is running (NULL otherwise): the command callbacks
  * only see what the parser kept, which stops at a '#'. */
 static const char *cli_raw;

@@ -30,4 +30,10 @@ void egw_cli_secret(void);
  */
 bool egw_cli_line_has_hash(struct cmdline *cl);
 
+/**
+ * Split s in place into words separated by spaces and tabs.
+ * @return the number of words (at most max), or -E2BIG if there are more.
+ */
+int egw_cli_split(char *s, char **w, int max);
+
 #endif /* EGW_CLI_H */

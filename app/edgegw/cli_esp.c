@@ -18,7 +18,6 @@
  * copy of it made here is wiped.
  */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -41,40 +40,8 @@ struct esp_args {
 static int
 split(char *s, struct esp_args *a)
 {
-	char *save = NULL, *t;
-
-	a->n = 0;
-	for (t = strtok_r(s, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
-		if (a->n == ESP_MAX_WORDS)
-			return -E2BIG;
-		a->w[a->n++] = t;
-	}
-	return 0;
-}
-
-/* Unsigned decimal, or hexadecimal after 0x; no sign, no junk, no overflow. */
-static int
-parse_num(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	size_t i;
-	char *end;
-
-	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-		return egw_parse_u64(s, min, max, out);
-	if (s[2] == '\0')
-		return -EINVAL;
-	for (i = 2; s[i] != '\0'; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return -EINVAL;
-	errno = 0;
-	v = strtoull(s + 2, &end, 16);
-	if (*end != '\0')
-		return -EINVAL;
-	if (errno == ERANGE || v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
+	a->n = egw_cli_split(s, a->w, ESP_MAX_WORDS);
+	return a->n < 0 ? a->n : 0;
 }
 
 static int
@@ -82,7 +49,7 @@ parse_spi(const char *cmd, const char *s, uint32_t *spi)
 {
 	uint64_t v;
 
-	if (parse_num(s, 0, UINT32_MAX, &v) < 0) {
+	if (egw_parse_num(s, 0, UINT32_MAX, &v) < 0) {
 		egw_cli_fail("%s: spi '%s': a number 256..0xffffffff (decimal or 0x hex)", cmd, s);
 		return -EINVAL;
 	}
@@ -275,7 +242,7 @@ enum sa_opt {
 static int
 num_opt(const char *word, const char *s, uint64_t min, uint64_t max, uint64_t *v)
 {
-	if (parse_num(s, min, max, v) == 0)
+	if (egw_parse_num(s, min, max, v) == 0)
 		return 0;
 	egw_cli_fail("esp sa add: %s '%s': %" PRIu64 "..%" PRIu64, word, s, min, max);
 	return -EINVAL;
@@ -391,8 +358,8 @@ sa_options(struct esp_args *a, int i, struct egw_esp_sa_conf *c)
 			c->seq_start = v;
 			break;
 		default: /* lifetime packets|bytes <soft> <hard> */
-			if (parse_num(a->w[i + 2], 0, UINT64_MAX, &soft) < 0 ||
-			    parse_num(a->w[i + 3], 0, UINT64_MAX, &hard) < 0) {
+			if (egw_parse_num(a->w[i + 2], 0, UINT64_MAX, &soft) < 0 ||
+			    egw_parse_num(a->w[i + 3], 0, UINT64_MAX, &hard) < 0) {
 				egw_cli_fail("esp sa add: lifetime %s '%s %s': two numbers <soft> "
 					     "<hard> (0 = none)",
 					     a->w[i + 1], a->w[i + 2], a->w[i + 3]);

@@ -46,40 +46,8 @@ struct pppoe_args {
 static int
 split(char *s, struct pppoe_args *a)
 {
-	char *save = NULL, *t;
-
-	a->n = 0;
-	for (t = strtok_r(s, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
-		if (a->n == PPPOE_MAX_WORDS)
-			return -E2BIG;
-		a->w[a->n++] = t;
-	}
-	return 0;
-}
-
-/* Unsigned decimal, or hexadecimal after 0x; no sign, no junk, no overflow. */
-static int
-parse_num(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	size_t i;
-	char *end;
-
-	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-		return egw_parse_u64(s, min, max, out);
-	if (s[2] == '\0')
-		return -EINVAL;
-	for (i = 2; s[i] != '\0'; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return -EINVAL;
-	errno = 0;
-	v = strtoull(s + 2, &end, 16);
-	if (*end != '\0')
-		return -EINVAL;
-	if (errno == ERANGE || v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
+	a->n = egw_cli_split(s, a->w, PPPOE_MAX_WORDS);
+	return a->n < 0 ? a->n : 0;
 }
 
 /* A name (AC-Name, Service-Name, user): 1..EGW_PPPOE_NAME_MAX printable
@@ -364,7 +332,7 @@ session_clear(struct pppoe_args *a)
 		printf("pppoe: %u sessions closing\n", egw_pppoe_session_clear_all());
 		return;
 	}
-	if (parse_num(a->w[2], 1, EGW_PPPOE_MAX_SESSIONS, &sid) < 0) {
+	if (egw_parse_num(a->w[2], 1, EGW_PPPOE_MAX_SESSIONS, &sid) < 0) {
 		egw_cli_fail("pppoe session clear: id '%s': 1..%u (decimal or 0x hex) or all",
 			     a->w[2], EGW_PPPOE_MAX_SESSIONS);
 		return;

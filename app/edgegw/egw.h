@@ -260,6 +260,8 @@ int egw_control_launch(void);
 void egw_control_tx(uint16_t port, struct rte_mbuf *m, void *arg);
 
 /* stats.c */
+/** Write s as a JSON string (quotes, backslash and control characters escaped). */
+void egw_json_str(FILE *f, const char *s);
 void egw_qstats_sum(uint16_t port, struct egw_qstats *out);
 uint64_t egw_total_rx(void);
 void egw_show_port_stats(FILE *f, uint16_t port);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -18,6 +19,30 @@ egw_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int
+egw_parse_num(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	size_t i;
+	char *end;
+
+	if (s == NULL || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return egw_parse_u64(s, min, max, out);
+	if (s[2] == '\0')
+		return -EINVAL;
+	for (i = 2; s[i] != '\0'; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return -EINVAL;
+	errno = 0;
+	v = strtoull(s + 2, &end, 16);
 	if (*end != '\0')
 		return -EINVAL;
 	if (errno == ERANGE || v < min || v > max)

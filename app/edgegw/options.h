@@ -55,4 +55,11 @@ void egw_opts_usage(const char *prog);
  */
 int egw_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/**
+ * Strict unsigned decimal, or hexadecimal after 0x: no sign, no junk, no
+ * overflow, in [min, max].
+ * @return 0 or -EINVAL / -ERANGE.
+ */
+int egw_parse_num(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
 #endif /* EGW_OPTIONS_H */

@@ -402,23 +402,6 @@ egw_esp_stage_show_config(FILE *f)
 
 /* A JSON string (quotes, backslashes and control characters escaped). */
 static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void
 json_drops(FILE *f, const uint64_t *drop, bool nonzero_only)
 {
 	unsigned int r;
@@ -474,7 +457,7 @@ egw_esp_stage_json(FILE *f)
 	path = egw_esp_state_path();
 	fprintf(f, "{\"available\": true, \"state_file\": ");
 	if (path != NULL)
-		json_str(f, path);
+		egw_json_str(f, path);
 	else
 		fprintf(f, "null");
 	fprintf(f,

@@ -470,23 +470,6 @@ egw_pppoe_stage_show_config(FILE *f)
 }
 
 /* A JSON string (quotes, backslashes and control characters escaped). */
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 const char *
 egw_pppoe_state_name(enum egw_pppoe_sess_state s)
 {
@@ -509,7 +492,7 @@ json_pool(const char *prefix, unsigned int used, unsigned int size, void *arg)
 	struct json_walk *jw = arg;
 
 	fprintf(jw->f, "%s{\"prefix\": ", jw->first ? "" : ", ");
-	json_str(jw->f, prefix);
+	egw_json_str(jw->f, prefix);
 	fprintf(jw->f, ", \"used\": %u, \"size\": %u}", used, size);
 	jw->first = false;
 }
@@ -520,7 +503,7 @@ json_service(const char *name, void *arg)
 	struct json_walk *jw = arg;
 
 	fprintf(jw->f, "%s", jw->first ? "" : ", ");
-	json_str(jw->f, name);
+	egw_json_str(jw->f, name);
 	jw->first = false;
 }
 
@@ -539,13 +522,13 @@ json_session(const struct egw_pppoe_session_info *s, void *arg)
 		fprintf(jw->f, "%s%u", v ? ", " : "", s->vlan[v]);
 	fprintf(jw->f, "], \"mac\": \"%s\", \"state\": \"%s\", \"user\": ", mac,
 		egw_pppoe_state_name(s->state));
-	json_str(jw->f, s->user);
+	egw_json_str(jw->f, s->user);
 	fprintf(jw->f, ", \"lcp\": ");
-	json_str(jw->f, s->lcp);
+	egw_json_str(jw->f, s->lcp);
 	fprintf(jw->f, ", \"ipcp\": ");
-	json_str(jw->f, s->ipcp);
+	egw_json_str(jw->f, s->ipcp);
 	fprintf(jw->f, ", \"ipv6cp\": ");
-	json_str(jw->f, s->ipv6cp);
+	egw_json_str(jw->f, s->ipv6cp);
 	fprintf(jw->f, ", \"mru\": %u, \"ipv4\": ", s->mru);
 	if (s->ip4 != 0)
 		fprintf(jw->f, "\"%s\"", ip4_str(s->ip4, ip4, sizeof(ip4)));
@@ -588,7 +571,7 @@ egw_pppoe_stage_json(FILE *f)
 	}
 	egw_pppoe_config_get(&c);
 	fprintf(f, "{\"available\": true,\n    \"config\": {\"ac_name\": ");
-	json_str(f, c.ac_name);
+	egw_json_str(f, c.ac_name);
 	fprintf(f, ", \"services\": [");
 	egw_pppoe_services_walk(json_service, &jw);
 	fprintf(f, "], \"pools\": [");

@@ -324,6 +324,23 @@ egw_show_config(FILE *f)
 	egw_pppoe_stage_show_config(f);
 }
 
+void
+egw_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
 static void
 json_fwd(FILE *f, const struct egw_qstats *s)
 {
