@@ -328,9 +328,11 @@ echo_cb(struct rte_timer *t, void *arg)
 		return;
 	}
 	wr32(m, ps->want_magic ? ps->our_magic : 0);
-	ps->echo_missed++;
-	PPPOE_CNT_INC(ECHO_TX);
-	ppp_send(ps, PPP_LCP, PPP_CODE_ECHO_REQ, ps->lcp.id++, m, sizeof(m));
+	/* a request that could not be sent (no mbuf) is not one the peer missed */
+	if (ppp_send(ps, PPP_LCP, PPP_CODE_ECHO_REQ, ps->lcp.id++, m, sizeof(m)) == 0) {
+		ps->echo_missed++;
+		PPPOE_CNT_INC(ECHO_TX);
+	}
 	ppp_timer_arm(ps, &ps->echo_timer, ps->echo_s * 1000, echo_cb, ps);
 }
 
