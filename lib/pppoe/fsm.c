@@ -260,7 +260,7 @@ ppp_fsm_event(struct ppp_fsm *f, enum ppp_event ev)
 		ppp_cnt_inc(f->ops->cnt_opened);
 		f->ops->tlu(f);
 	}
-	if (a & TLS)
+	if ((a & TLS) && f->ops->tls != NULL)
 		f->ops->tls(f);
 	if (a & TLF)
 		f->ops->tlf(f);

@@ -212,18 +212,6 @@ ipcp_tld(struct ppp_fsm *f)
 	}
 }
 
-static void
-ipcp_tls(struct ppp_fsm *f)
-{
-	RTE_SET_USED(f);
-}
-
-static void
-ipcp_tlf(struct ppp_fsm *f)
-{
-	ppp_ncp_finished(f->ps);
-}
-
 const struct ppp_fsm_ops ppp_ipcp_ops = {
 	.name = "ipcp",
 	.proto = PPP_IPCP,
@@ -238,6 +226,5 @@ const struct ppp_fsm_ops ppp_ipcp_ops = {
 	.rx_nak = ipcp_rx_nak,
 	.tlu = ipcp_tlu,
 	.tld = ipcp_tld,
-	.tls = ipcp_tls,
-	.tlf = ipcp_tlf,
+	.tlf = ppp_ncp_finished,
 };

@@ -361,18 +361,6 @@ ipv6cp_tld(struct ppp_fsm *f)
 	}
 }
 
-static void
-ipv6cp_tls(struct ppp_fsm *f)
-{
-	RTE_SET_USED(f);
-}
-
-static void
-ipv6cp_tlf(struct ppp_fsm *f)
-{
-	ppp_ncp_finished(f->ps);
-}
-
 const struct ppp_fsm_ops ppp_ipv6cp_ops = {
 	.name = "ipv6cp",
 	.proto = PPP_IPV6CP,
@@ -387,6 +375,5 @@ const struct ppp_fsm_ops ppp_ipv6cp_ops = {
 	.rx_nak = ipv6cp_rx_nak,
 	.tlu = ipv6cp_tlu,
 	.tld = ipv6cp_tld,
-	.tls = ipv6cp_tls,
-	.tlf = ipv6cp_tlf,
+	.tlf = ppp_ncp_finished,
 };

@@ -178,8 +178,10 @@ ncp_alive(const struct ppp_fsm *f)
 }
 
 void
-ppp_ncp_finished(struct ppp_sess *ps)
+ppp_ncp_finished(struct ppp_fsm *f)
 {
+	struct ppp_sess *ps = f->ps;
+
 	if (ps->stopped || ps->phase != PPP_PHASE_NETWORK)
 		return;
 	if (ncp_alive(&ps->ipcp) || ncp_alive(&ps->ipv6cp))

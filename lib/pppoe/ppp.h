@@ -145,7 +145,7 @@ struct ppp_fsm_ops {
 	void (*rtr)(struct ppp_fsm *f);
 	void (*tlu)(struct ppp_fsm *f);
 	void (*tld)(struct ppp_fsm *f);
-	void (*tls)(struct ppp_fsm *f);
+	void (*tls)(struct ppp_fsm *f); /* NULL: nothing to start */
 	void (*tlf)(struct ppp_fsm *f);
 };
 
@@ -297,7 +297,8 @@ void ppp_phase_network(struct ppp_sess *ps);
 void ppp_phase_establish(struct ppp_sess *ps);
 /** An NCP opened or finished: stop the NCP timer, or close if no NCP can open. */
 void ppp_ncp_opened(struct ppp_sess *ps);
-void ppp_ncp_finished(struct ppp_sess *ps);
+/** The NCPs' this-layer-finished action (IPCP and IPv6CP alike). */
+void ppp_ncp_finished(struct ppp_fsm *f);
 /** Largest PPP packet the peer takes (its MRU, capped by what PPPoE carries). */
 uint16_t ppp_peer_mru(const struct ppp_sess *ps);
 
