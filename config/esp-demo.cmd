@@ -15,7 +15,7 @@
 # like this one, for real traffic. Each key is 16 bytes of AES-128 key and a
 # 4-byte salt, in hex: the ASCII of "demo-only-key-ou" (outbound) or
 # "demo-only-key-in" (inbound), then "salt".
-set fwd gateway
+set fwd gateway xconnect
 port role 0 access
 port role 1 uplink
 # outbound sequence numbers persist here, so that a restart never reuses a

@@ -3,7 +3,7 @@
 # get an IPv4 address from 100.64.0.0/24 (100.64.0.1 is edgegw's own) and a
 # /64 each from 2001:db8:100::/48 by router advertisement.
 # DEMO-ONLY secrets: never for real subscribers.
-set fwd gateway
+set fwd gateway xconnect
 port role 0 access
 port role 1 uplink
 pppoe ac-name edgegw-demo

@@ -79,6 +79,9 @@ egw_app_init(void)
 	/* after the PPPoE stage (ESP runs first) */
 	if (rc == 0)
 		rc = egw_esp_stage_init();
+	/* after the ports (their MACs and MTUs) and the mbuf pools */
+	if (rc == 0)
+		rc = egw_ip_stage_init();
 	if (rc == 0)
 		rc = egw_workers_launch();
 	if (rc < 0)
@@ -124,6 +127,8 @@ egw_app_fini(void)
 	egw_esp_stage_fini();
 	/* sessions closed with a PADT each, sent while the ports are up */
 	egw_pppoe_stage_fini();
+	/* held packets freed, neighbours and routes gone */
+	egw_ip_stage_fini();
 	if (egw.pdump) {
 		rte_pdump_uninit();
 		egw.pdump = false;

@@ -71,12 +71,34 @@ egw_cli_fail(const char *fmt, ...)
 
 const struct egw_cli_help egw_cli_help_table[] = {
 	{"general", "help [<topic>]",
-	 "list commands; topics: general, forwarding, ports, config, rxtokens, esp, pppoe, all"},
+	 "list commands; topics: general, forwarding, ports, config, ip, rxtokens, esp, pppoe, "
+	 "all"},
+	{"ip", "ip address add|del <addr>/<len> port <N> [vlan <id>]",
+	 "an address of edgegw: connected and local routes, gratuitous ARP / unsolicited NA"},
+	{"ip", "ip route add|del <prefix> via <addr> [port <N>] [via <addr> [port <N>]]...",
+	 "a route through gateways; several via: equal-cost multipath (5-tuple hash)"},
+	{"ip", "ip route add|del <prefix> dev <N> | blackhole | unreachable",
+	 "on-link on port N (destinations resolved by ARP/ND), discard, or discard with ICMP"},
+	{"ip", "ip route load <file>",
+	 "add routes from a file, one 'ip route add' argument list per line (big tables)"},
+	{"ip", "ip neigh add <addr> <mac> port <N> [vlan <id>]", "a static (permanent) neighbour"},
+	{"ip", "ip neigh del <addr> port <N> [vlan <id>]",
+	 "forget a neighbour (routes through it resolve it again)"},
+	{"ip", "ip icmp ratelimit <pps> <burst>",
+	 "ICMP errors per worker: a token bucket (default 1000/s, burst 50)"},
+	{"ip", "show ip address", "edgegw's addresses per port (with the IPv6 link-local ones)"},
+	{"ip", "show ip route [<prefix>|<addr>|summary]",
+	 "routes, the route an address takes, or counts and FIB memory"},
+	{"ip", "show ip neigh", "neighbours: address, port, MAC, state, packets waiting"},
+	{"ip", "show ip stats", "IP data-path counters, drops by reason, ARP/ND counters"},
 	{"general", "start", "start forwarding with the selected engine"},
 	{"general", "stop", "stop forwarding: workers finish their burst and sleep"},
 	{"general", "quit", "stop forwarding, print the final statistics and exit"},
 	{"forwarding", "set fwd io|mac|rxonly|gateway",
-	 "select the forwarding engine (forwarding must be stopped)"},
+	 "select the forwarding engine (forwarding must be stopped); gateway routes IP"},
+	{"forwarding", "set fwd gateway xconnect",
+	 "gateway without routing: IP crosses unrouted between the access and uplink roles "
+	 "(tests, port pairs; no TTL, no ARP)"},
 	{"forwarding", "set fwd replay <pcap> [<pps>] [port <N>]",
 	 "transmit the frames of a capture in a loop, at full speed or <pps> frames/s per port"},
 	{"forwarding", "show fwd stats",
@@ -153,7 +175,7 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	{NULL, NULL, NULL},
 };
 
-static const char *const help_topics[] = {"general",  "forwarding", "ports", "config",
+static const char *const help_topics[] = {"general",  "forwarding", "ports", "config", "ip",
 					  "rxtokens", "esp",        "pppoe", NULL};
 
 static void
@@ -208,7 +230,7 @@ cmd_help(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 
 	if (topic == NULL) {
 		printf("Commands (help <topic> for one group; topics: general, forwarding, ports, "
-		       "config, rxtokens, esp, pppoe, all):\n");
+		       "config, ip, rxtokens, esp, pppoe, all):\n");
 		help_print(NULL);
 		return;
 	}
@@ -223,7 +245,7 @@ cmd_help(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 		}
 	}
 	egw_cli_fail("help: unknown topic '%s' (topics: general, forwarding, ports, config, "
-		     "rxtokens, esp, pppoe, all)",
+		     "ip, rxtokens, esp, pppoe, all)",
 		     topic);
 }
 
@@ -383,7 +405,15 @@ cmd_port_role(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused
 	/* the control path reads the roles (PPPoE frames of access ports
 	 * only) under the lock */
 	rte_spinlock_lock(&egw.ctrl_lock);
+	if (egw_ip_stage_port_role(p, role, err, sizeof(err)) < 0) {
+		rte_spinlock_unlock(&egw.ctrl_lock);
+		egw_cli_fail("port role: %s", err);
+		return;
+	}
 	if (egw_pppoe_stage_port_role(p, role, err, sizeof(err)) < 0) {
+		char e2[128];
+
+		egw_ip_stage_port_role(p, egw.ports[p].role, e2, sizeof(e2));
 		rte_spinlock_unlock(&egw.ctrl_lock);
 		egw_cli_fail("port role: %s", err);
 		return;
@@ -428,6 +458,8 @@ extern cmdline_parse_inst_t egw_cli_show_rxtok_what;
 extern cmdline_parse_inst_t egw_cli_esp;
 extern cmdline_parse_inst_t egw_cli_show_esp;
 extern cmdline_parse_inst_t egw_cli_show_esp_what;
+extern cmdline_parse_inst_t egw_cli_ip;
+extern cmdline_parse_inst_t egw_cli_show_ip;
 extern cmdline_parse_inst_t egw_cli_pppoe;
 extern cmdline_parse_inst_t egw_cli_ppp;
 extern cmdline_parse_inst_t egw_cli_show_pppoe;
@@ -453,6 +485,8 @@ static cmdline_parse_ctx_t cli_ctx[] = {
 	&egw_cli_esp,
 	&egw_cli_show_esp,
 	&egw_cli_show_esp_what,
+	&egw_cli_ip,
+	&egw_cli_show_ip,
 	&egw_cli_pppoe,
 	&egw_cli_ppp,
 	&egw_cli_show_pppoe,

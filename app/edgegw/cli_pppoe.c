@@ -160,11 +160,24 @@ pool(struct pppoe_args *a)
 			     a->w[1], a->w[2]);
 		return;
 	}
+	/* the pool's route (type pppoe) first: the FIB sends its addresses
+	 * to the sessions; refused (a route of that prefix exists), no pool */
+	if (add && egw_ip_cli_session_route(a->w[2], true, err, sizeof(err)) < 0) {
+		egw_cli_fail("pppoe pool add %s: its route: %s", a->w[2], err);
+		return;
+	}
 	rc = add ? egw_pppoe_pool_add(a->w[2], err, sizeof(err))
 		 : egw_pppoe_pool_del(a->w[2], err, sizeof(err));
 	if (rc >= 0) {
+		if (!add)
+			egw_ip_cli_session_route(a->w[2], false, err, sizeof(err));
 		printf("pppoe: pool %s %s\n", a->w[2], add ? "added" : "deleted");
 		return;
+	}
+	if (add) {
+		char e2[160];
+
+		egw_ip_cli_session_route(a->w[2], false, e2, sizeof(e2));
 	}
 	if (err[0] != '\0')
 		egw_cli_fail("pppoe pool %s %s: %s", a->w[1], a->w[2], err);

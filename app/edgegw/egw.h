@@ -20,6 +20,7 @@
 
 #include "egw_esp.h"
 #include "egw_eth.h"
+#include "egw_ip.h"
 #include "egw_pppoe.h"
 #include "options.h"
 
@@ -43,6 +44,9 @@ enum egw_drop {
 /** lib/pppoe drop reason r is application reason EGW_DROP_PPPOE_FIRST + r: its
  *  block comes right before the ESP block (stage_pppoe.c checks each). */
 #define EGW_DROP_PPPOE_FIRST (EGW_DROP_ESP_FIRST - EGW_PPPOE_DROP_MAX)
+/** lib/ip drop reason r is application reason EGW_DROP_IP_FIRST + r: its block
+ *  comes right before the PPPoE block (stage_ip.c checks each). */
+#define EGW_DROP_IP_FIRST (EGW_DROP_PPPOE_FIRST - EGW_IP_DROP_MAX)
 
 extern const char *const egw_drop_names[EGW_DROP_MAX];
 
@@ -141,6 +145,12 @@ struct egw_burst {
 	struct egw_qstats *qs;
 	uint64_t tx_ports; /**< bitmask of ports with frames in w->tx[] */
 	uint16_t nb_ctrl;
+	/** set by the PPPoE stage while the frames it hands on came out of a
+	 *  session (the only IP an access port may carry) */
+	uint8_t from_session;
+	/** set by the ESP stage while the frames it hands on are ESP packets
+	 *  it made (locally originated: no TTL decrement) */
+	uint8_t local_origin;
 	uint32_t delivered;
 	uint32_t created; /**< see egw_qstats.created */
 	uint32_t drop[EGW_DROP_MAX];
@@ -168,6 +178,7 @@ struct egw_worker {
 	void *engine_priv;                    /**< per-worker state of the running engine */
 	struct egw_esp_stage_worker *esp;     /**< ESP context and scratch (stage_esp.c) */
 	struct egw_pppoe_stage_worker *pppoe; /**< PPPoE context and scratch (stage_pppoe.c) */
+	struct egw_ip_stage_worker *ip;       /**< IP context and scratch (stage_ip.c) */
 } __rte_cache_aligned;
 
 /** Control lcore: drains the workers' rings. Written under ctrl_lock (by the
@@ -210,6 +221,7 @@ struct egw_app {
 	bool launched; /**< worker (and control) lcores launched */
 	bool esp;      /**< lib/esp initialised (stage_esp.c); written under ctrl_lock */
 	bool pppoe;    /**< lib/pppoe initialised (stage_pppoe.c); written under ctrl_lock */
+	bool ip;       /**< lib/ip initialised (stage_ip.c); written under ctrl_lock */
 	bool pdump;
 };
 
@@ -317,6 +329,35 @@ void egw_pppoe_stage_drops(uint64_t drop[EGW_PPPOE_DROP_MAX]);
 const char *egw_pppoe_state_name(enum egw_pppoe_sess_state s);
 void egw_pppoe_stage_show_config(FILE *f);
 void egw_pppoe_stage_json(FILE *f);
+
+/**
+ * Encapsulate routed packets (routes of type pppoe, TTL decremented) for
+ * their subscribers' sessions; a packet no bound session has the address of
+ * is dropped as ip_no_session; too big for the session: ICMP too-big back
+ * through the ESP stage.
+ */
+void egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n);
+
+/* stage_ip.c */
+/** The routed IP stage: the end of the IPv4 and IPv6 chains (fwd_gateway.c). */
+void egw_ip_stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool v6);
+/** lib/ip, its contexts and the ARP/ND handlers; after the ports and pools. */
+int egw_ip_stage_init(void);
+void egw_ip_stage_fini(void);
+/** A port's role changes: 0 or -errno with a message in err (an access port
+ *  cannot have addresses or routes). */
+int egw_ip_stage_port_role(uint16_t port, enum egw_port_role role, char *err, size_t errlen);
+void egw_ip_stage_drops(uint64_t drop[EGW_IP_DROP_MAX]);
+void egw_ip_stage_ctx_stats(struct egw_ip_ctx_stats *s);
+void egw_ip_stage_show_config(FILE *f);
+void egw_ip_stage_json(FILE *f);
+/** Print an address (inet_ntop). */
+void egw_ip_addr_str(const struct egw_ip_addr *a, char *buf, size_t len);
+/** A route of type pppoe for a subscriber pool or address (cli_ip.c): 0, or
+ *  -errno with a message in err. */
+int egw_ip_cli_session_route(const char *prefix, bool add, char *err, size_t errlen);
+/** True while the gateway routes (not `set fwd gateway xconnect`). */
+bool egw_gateway_routed(void);
 
 /* cli.c */
 int egw_cli_run_file(const char *path);

@@ -4,8 +4,10 @@
  * this station, then hand each frame class to its stage as a burst. Stages
  * are installed per class with egw_gateway_set_stage(); a new stage never
  * touches the others. Default stages:
- *   IPv4, IPv6         -> forward to the port of the other role
- *                         (access <-> uplink), else drop no_route
+ *   IPv4, IPv6         -> routed by lib/ip (stage_ip.c); with
+ *                         `set fwd gateway xconnect`, forwarded unrouted to
+ *                         the port of the other role (access <-> uplink),
+ *                         else dropped as no_route
  *   PPPoE, ARP         -> control lcore (in arrival order)
  *   everything else    -> drop unhandled
  */
@@ -24,19 +26,44 @@ struct gw_worker {
 };
 
 static uint16_t gw_egress[RTE_MAX_ETHPORTS];
+/* set fwd gateway xconnect: written by the main lcore while forwarding is
+ * stopped, read by the workers after they see fwd_running */
+static bool gw_xconnect;
 
-static void
-stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+bool
+egw_gateway_routed(void)
+{
+	return !gw_xconnect;
+}
+
+static inline void
+stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool v6)
 {
 	uint16_t out = gw_egress[b->port];
 	uint16_t i;
 
+	if (!gw_xconnect) {
+		egw_ip_stage_route(b, pkts, n, v6);
+		return;
+	}
 	if (out == GW_NO_PORT) {
 		egw_out_drop_bulk(b, pkts, n, EGW_DROP_NO_ROUTE);
 		return;
 	}
 	for (i = 0; i < n; i++)
 		egw_out_tx(b, out, pkts[i]);
+}
+
+static void
+stage_route4(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	stage_route(b, pkts, n, false);
+}
+
+static void
+stage_route6(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	stage_route(b, pkts, n, true);
 }
 
 static void
@@ -56,7 +83,7 @@ stage_unhandled(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 
 static egw_stage_fn gw_stage[EGW_ETH_CLS_MAX] = {
 	[EGW_ETH_CLS_BAD] = stage_unhandled, /* never called: bad frames drop first */
-	[EGW_ETH_CLS_IPV4] = stage_route,         [EGW_ETH_CLS_IPV6] = stage_route,
+	[EGW_ETH_CLS_IPV4] = stage_route4,        [EGW_ETH_CLS_IPV6] = stage_route6,
 	[EGW_ETH_CLS_ARP] = stage_control,        [EGW_ETH_CLS_PPPOE_DISC] = stage_control,
 	[EGW_ETH_CLS_PPPOE_SESS] = stage_control, [EGW_ETH_CLS_LLC] = stage_unhandled,
 	[EGW_ETH_CLS_RAW_8023] = stage_unhandled, [EGW_ETH_CLS_VLAN_DEEP] = stage_unhandled,
@@ -105,6 +132,21 @@ gw_rx(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 }
 
 static int
+gw_configure(const char *args, char *err, size_t errlen)
+{
+	if (args == NULL || *args == '\0') {
+		gw_xconnect = false;
+		return 0;
+	}
+	if (strcmp(args, "xconnect") == 0) {
+		gw_xconnect = true;
+		return 0;
+	}
+	snprintf(err, errlen, "gateway: unknown argument '%s' (none, or xconnect)", args);
+	return -EINVAL;
+}
+
+static int
 gw_begin(char *err, size_t errlen)
 {
 	uint16_t pid, access = GW_NO_PORT, uplink = GW_NO_PORT, i;
@@ -124,7 +166,7 @@ gw_begin(char *err, size_t errlen)
 		else if (egw.ports[i].role == EGW_ROLE_UPLINK)
 			gw_egress[i] = access;
 	}
-	if (access == GW_NO_PORT || uplink == GW_NO_PORT)
+	if (gw_xconnect && (access == GW_NO_PORT || uplink == GW_NO_PORT))
 		fprintf(stderr,
 			"warning: gateway: no %s port: IP frames will be dropped as no_route (set "
 			"'port role <N> access|uplink')\n",
@@ -163,15 +205,19 @@ gw_show(FILE *f)
 {
 	uint16_t pid;
 
+	fprintf(f, "  gateway: %s\n",
+		gw_xconnect ? "xconnect (IP crosses between access and uplink unrouted)"
+			    : "routed (lib/ip)");
 	RTE_ETH_FOREACH_DEV (pid)
 		fprintf(f, "  gateway: port %u role %s\n", pid, egw_role_name(egw.ports[pid].role));
 }
 
 const struct egw_fwd_engine egw_fwd_gateway = {
 	.name = "gateway",
-	.args = "",
-	.help = "classify, then run the per-class stages (IP between access and uplink roles, "
-		"PPPoE and ARP to control)",
+	.args = "[xconnect]",
+	.help = "classify, then run the per-class stages (IP routed, or with xconnect crossed "
+		"unrouted between access and uplink; PPPoE and ARP to control)",
+	.configure = gw_configure,
 	.begin = gw_begin,
 	.end = gw_end,
 	.rx = gw_rx,

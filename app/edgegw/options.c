@@ -87,6 +87,10 @@ egw_opts_usage(const char *prog)
 	       "                            main lcore\n"
 	       "      --pppoe-sessions N    PPPoE session table size, 1..65534 (default: the\n"
 	       "                            maximum)\n"
+	       "      --ip-routes N         IPv4 routing table size in prefixes, 16..16777216\n"
+	       "                            (default 65536; a full Internet table: 1100000)\n"
+	       "      --ip6-routes N        IPv6 routing table size in prefixes, 16..4194304\n"
+	       "                            (default 16384; a full table: 250000)\n"
 	       "  -h, --help                this text\n",
 	       prog, EGW_DEF_BURST, EGW_DEF_MBUFS, EGW_DEF_RXD, EGW_DEF_TXD);
 }
@@ -105,6 +109,8 @@ enum {
 	OPT_CONTROL_LCORE,
 	OPT_FORWARD_MODE,
 	OPT_PPPOE_SESSIONS,
+	OPT_IP_ROUTES,
+	OPT_IP6_ROUTES,
 };
 
 static const struct option long_opts[] = {
@@ -124,6 +130,8 @@ static const struct option long_opts[] = {
 	{"control-lcore", required_argument, NULL, OPT_CONTROL_LCORE},
 	{"forward-mode", required_argument, NULL, OPT_FORWARD_MODE},
 	{"pppoe-sessions", required_argument, NULL, OPT_PPPOE_SESSIONS},
+	{"ip-routes", required_argument, NULL, OPT_IP_ROUTES},
+	{"ip6-routes", required_argument, NULL, OPT_IP6_ROUTES},
 	{NULL, 0, NULL, 0},
 };
 
@@ -146,6 +154,8 @@ static const struct num_opt num_opts[] = {
 	{OPT_TXD, "txd", 32, 32768},
 	{OPT_CONTROL_LCORE, "control-lcore", 0, 1023},
 	{OPT_PPPOE_SESSIONS, "pppoe-sessions", 1, 65534},
+	{OPT_IP_ROUTES, "ip-routes", 16, 16777216},
+	{OPT_IP6_ROUTES, "ip6-routes", 16, 4194304},
 };
 
 static int
@@ -165,6 +175,8 @@ num_opt_set(struct egw_opts *o, int id, uint64_t v)
 	case OPT_TXD: o->txd = (uint16_t)v; break;
 	case OPT_CONTROL_LCORE: o->control_lcore = (int)v; break;
 	case OPT_PPPOE_SESSIONS: o->pppoe_sessions = (unsigned int)v; break;
+	case OPT_IP_ROUTES: o->ip_routes = (uint32_t)v; break;
+	case OPT_IP6_ROUTES: o->ip6_routes = (uint32_t)v; break;
 	default: return -EINVAL;
 	}
 	return 0;

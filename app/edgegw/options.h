@@ -31,6 +31,8 @@ struct egw_opts {
 	uint16_t txd;
 	int control_lcore;           /**< -1 = main lcore */
 	unsigned int pppoe_sessions; /**< PPPoE session table size; 0 = the maximum */
+	uint32_t ip_routes;          /**< IPv4 FIB size in prefixes; 0 = lib/ip's default */
+	uint32_t ip6_routes;         /**< IPv6 FIB size in prefixes; 0 = lib/ip's default */
 	const char *forward_mode;
 };
 

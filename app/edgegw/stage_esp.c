@@ -124,7 +124,11 @@ esp_outbound(struct egw_burst *b, struct egw_esp_stage_worker *ew, struct rte_mb
 					   ew->out, ESP_OUT_CAP, res);
 		nout = res->n_out;
 		esp_account(b, res);
+		/* the ESP packets are edgegw's own: routed without a TTL
+		 * decrement, even from an access port */
+		b->local_origin = 1;
 		esp_next(b, ew, ew->out, nout);
+		b->local_origin = 0;
 		if (k == 0 && nout == 0) {
 			/* cannot happen with ESP_OUT_CAP >= EGW_ESP_MAX_SEGS;
 			 * never spin on it: no room for their output */

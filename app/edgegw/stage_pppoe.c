@@ -109,10 +109,48 @@ stage_pppoe_sess(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	 * the subscriber's packets, then the route. Per class in arrival
 	 * order; the two classes of one burst are two batches, as the
 	 * gateway stages every class. */
+	b->from_session = 1;
 	if (n4 != 0)
 		egw_gateway_get_stage(EGW_ETH_CLS_IPV4)(b, pw->v4, n4);
 	if (n6 != 0)
 		egw_gateway_get_stage(EGW_ETH_CLS_IPV6)(b, pw->v6, n6);
+	b->from_session = 0;
+}
+
+void
+egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *icmp[EGW_PPPOE_MAX_BURST];
+	struct egw_pppoe_stage_worker *pw = b->w->pppoe;
+	struct egw_pppoe_res *res;
+	uint16_t i, nicmp;
+
+	if (pw == NULL || !egw_pppoe_active()) {
+		egw_out_drop_bulk(b, pkts, n, EGW_DROP_IP_FIRST + EGW_IP_DROP_NO_SESSION);
+		return;
+	}
+	/* res is free: the route stage runs after stage_pppoe_sess() took its
+	 * results out, and stage_pppoe_ip() passes routed frames straight on */
+	res = &pw->res;
+	egw_pppoe_encap_burst(pw->ctx, pkts, n, res);
+	b->created += res->n_icmp;
+	for (i = 0; i < res->n_out; i++)
+		egw_out_tx(b, res->out_port[i], res->out[i]);
+	if (res->n_pass != 0)
+		egw_out_drop_bulk(b, res->pass, res->n_pass,
+				  EGW_DROP_IP_FIRST + EGW_IP_DROP_NO_SESSION);
+	nicmp = res->n_icmp;
+	memcpy(icmp, res->icmp, nicmp * sizeof(icmp[0]));
+	pppoe_account(b, res);
+	/* too big for the session: back to the sender, through ESP when a
+	 * policy protects it; a subscriber's packet got its reply from the
+	 * session it came in */
+	if (nicmp != 0) {
+		if (b->from_session)
+			egw_pppoe_stage_reply(b, icmp, nicmp);
+		else
+			egw_esp_stage_reply(b, icmp, nicmp);
+	}
 }
 
 static inline void
@@ -123,8 +161,10 @@ stage_pppoe_ip(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw
 	struct egw_pppoe_res *res;
 	uint16_t i, npass, nicmp;
 
-	/* one load (and no call) while no session is bound */
-	if (egw.ports[b->port].role != EGW_ROLE_UPLINK || !egw_pppoe_active()) {
+	/* one load (and no call) while no session is bound; routed, the
+	 * FIB finds subscribers (routes of type pppoe: egw_pppoe_stage_encap()) */
+	if (egw.ports[b->port].role != EGW_ROLE_UPLINK || !egw_pppoe_active() ||
+	    egw_gateway_routed()) {
 		next_stage[cls](b, pkts, n);
 		return;
 	}

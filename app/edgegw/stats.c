@@ -322,6 +322,7 @@ egw_show_config(FILE *f)
 	}
 	egw_esp_stage_show_config(f);
 	egw_pppoe_stage_show_config(f);
+	egw_ip_stage_show_config(f);
 }
 
 void
@@ -440,6 +441,8 @@ egw_stats_json(const char *path)
 	egw_esp_stage_json(f);
 	fprintf(f, ",\n  \"pppoe\": ");
 	egw_pppoe_stage_json(f);
+	fprintf(f, ",\n  \"ip\": ");
+	egw_ip_stage_json(f);
 	fprintf(f, "\n}\n");
 	if (fclose(f) != 0) {
 		fprintf(stderr, "error: --stats-json %s: %s\n", path, strerror(errno));

@@ -5,8 +5,8 @@ The access input is crafted so that the fate of every frame is known: IP
 unicast to port 0's MAC is forwarded to the uplink unchanged; unicast to
 another MAC drops as otherhost; truncated frames and lying 802.3 lengths drop
 as bad_frame; LLC, raw 802.3, too many VLAN tags and unknown ethertypes drop
-as unhandled; PPPoE and ARP are queued to the control path, which (with no
-handler installed) counts them by class and drops them as ctrl_no_handler.
+as unhandled; PPPoE and ARP are queued to the control path (lib/pppoe and
+lib/ip take them), which counts them by class.
 
 usage: test_pcap_gateway.py EDGEGW
 """
@@ -122,7 +122,7 @@ def main():
     cmd = c.path("gw.cmd")
     with open(cmd, "w") as f:
         f.write("# gateway between port 0 (access) and port 1 (uplink)\n"
-                "set fwd gateway\nport role 0 access\nport role 1 uplink\n")
+                "set fwd gateway xconnect\nport role 0 access\nport role 1 uplink\n")
     js = c.path("s.json")
     rc, so, se = egwtest.run_edgegw(
         binary, egwtest.eal_args("pcap_gateway") +
@@ -156,10 +156,12 @@ def main():
     c.eq(ctl["rx"], n_ctrl, "control rx")
     for cls, n in ctl["by_class"].items():
         c.eq(n, ctrl_classes.get(cls, 0), "control by_class %s" % cls)
-    # ARP has no handler yet; PPPoE discovery goes to lib/pppoe
+    # ARP goes to lib/ip (no address here: none is for edgegw), PPPoE
+    # discovery to lib/pppoe: no control drop
     for reason, n in ctl["drops"].items():
-        c.eq(n, ctrl_classes.get("arp", 0) if reason == "ctrl_no_handler" else 0,
-             "control drop %s" % reason)
+        c.eq(n, 0, "control drop %s" % reason)
+    c.eq(s["ip"]["control"]["arp_rx"], ctrl_classes.get("arp", 0),
+         "lib/ip received every ARP frame")
 
     out = egwtest.pcap_frames(c.path("uplink_out.pcap"))
     egwtest.same_frame_set(c, out, fwd,

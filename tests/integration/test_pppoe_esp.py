@@ -45,7 +45,7 @@ CLIENT_MRU = 1400
 
 def setup(state):
     return [
-        "set fwd gateway",
+        "set fwd gateway xconnect",
         "port role 0 access",
         "port role 1 uplink",
         "pppoe pool add %s" % POOL4,

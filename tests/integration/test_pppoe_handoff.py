@@ -50,7 +50,7 @@ DPORT = 5555
 PRE, BURST, ROUNDS = 5, 48, 3
 TAIL_S = 1.0  # keep sending numbered frames this long after the burst
 SETUP = [
-    "set fwd gateway",
+    "set fwd gateway xconnect",
     "port role 0 access",
     "port role 1 uplink",
     "pppoe ac-name edgegw-handoff",

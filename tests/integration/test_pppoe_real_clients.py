@@ -37,7 +37,7 @@ NS = "egwtest-pppoe"
 AC_NAME = "edgegw-realclient"
 CLIENT_MAC = "02:00:00:00:cc:01"
 SETUP = [
-    "set fwd gateway",
+    "set fwd gateway xconnect",
     "port role 0 access",
     "port role 1 uplink",
     "pppoe ac-name %s" % AC_NAME,

@@ -48,7 +48,7 @@ DNS = ("192.0.2.53", "192.0.2.54")
 CAROL_IP = "100.64.0.200"
 REMOTE4, REMOTE6 = "203.0.113.10", "2001:db8:ffff::10"
 SETUP = [
-    "set fwd gateway",
+    "set fwd gateway xconnect",
     "port role 0 access",
     "port role 1 uplink",
     "pppoe ac-name %s" % AC_NAME,

@@ -79,7 +79,7 @@ def pcap_ports(c, tag, in0, in1):
 
 
 def setup_lines():
-    return ["set fwd gateway", "port role 0 access", "port role 1 uplink",
+    return ["set fwd gateway xconnect", "port role 0 access", "port role 1 uplink",
             "rxtokens region add r0 size %s" % REGION, "rxtokens bind r0 port 0 queue all"]
 
 
@@ -569,7 +569,7 @@ def test_bad_commands(c, edgegw):
     """f. each bad command fails with file:line, exit status 1."""
     print("\n== bad rxtokens commands", flush=True)
     empty = c.path("empty.pcap")
-    base = ["set fwd gateway", "rxtokens region add r0 size %s" % REGION]
+    base = ["set fwd gateway xconnect", "rxtokens region add r0 size %s" % REGION]
     cases = [
         ("bind-twice", base + ["rxtokens bind r0 port 0 queue 0",
                                "rxtokens bind r0 port 0 queue 0"], "already bound"),

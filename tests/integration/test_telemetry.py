@@ -79,7 +79,7 @@ def main():
     print("  inputs: %s" % {pid: dict(MIX[pid], total=total[pid]) for pid in MIX})
     cmd = c.path("tel.cmd")
     with open(cmd, "w") as f:
-        f.write("set fwd gateway\nport role 0 access\nport role 1 uplink\n")
+        f.write("set fwd gateway xconnect\nport role 0 access\nport role 1 uplink\n")
     js = c.path("s.json")
     sock = os.path.join(runtime_dir(), "dpdk_telemetry.v2")
     vdevs = []

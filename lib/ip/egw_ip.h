@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * edgegw IP routing: FIB (rte_fib DIR24_8 for IPv4, rte_fib6 TRIE for IPv6),
+ * next hops, ECMP groups, interface addresses, neighbours (ARP, RFC 826;
+ * IPv6 neighbour discovery, RFC 4861), forwarding (RFC 1812, RFC 8200) and
+ * ICMP/ICMPv6 errors (RFC 792, RFC 4443).
+ *
+ * Two halves:
+ *  - the control path (every function not marked "data path"): routes,
+ *    addresses, neighbours, their timers and the protocol frames. One thread
+ *    at a time (the caller serialises).
+ *  - the data path: per-lcore contexts (egw_ip_ctx) that look up a burst in
+ *    the FIB, check and decrement TTL, rewrite the MAC header from the next
+ *    hop and answer ICMP echo, without locks.
+ *
+ * Publication: a FIB entry holds a next-hop index. The next-hop table is an
+ * array of pointers to immutable next-hop records: the control path changes
+ * a next hop (a neighbour resolves, its MAC changes) by filling a new record
+ * and storing its pointer with release; a worker loads it with acquire and
+ * sees either the old record or the new one, never a mixture. Old records
+ * and freed indices are reclaimed after an rte_rcu_qsbr grace period, so a
+ * data-path thread must be a reader of the QSBR variable given to
+ * egw_ip_init() and report quiescent between bursts.
+ *
+ * Frames are Ethernet frames classified by lib/eth (egw_eth_meta(), l2_len).
+ */
+#ifndef EGW_IP_H
+#define EGW_IP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest burst a data-path call takes. */
+#define EGW_IP_MAX_BURST 128
+/** Room for the frames one call sends: IPv4 fragmentation makes several of one. */
+#define EGW_IP_MAX_OUT (4 * EGW_IP_MAX_BURST)
+/** Most data-path contexts (one per lcore). */
+#define EGW_IP_MAX_CTX 16
+/** Most paths of one ECMP route. */
+#define EGW_IP_ECMP_MAX 16
+/** Most packets held per unresolved neighbour (Linux's unres_qlen default is 3). */
+#define EGW_IP_HOLD_MAX 3
+/** Most addresses on one port. */
+#define EGW_IP_ADDR_MAX 8
+
+/** Data-path drop reasons (egw_ip_drop.def). */
+enum egw_ip_drop {
+#define EGW_IP_DROP(e, n, d) EGW_IP_DROP_##e,
+#include "egw_ip_drop.def"
+#undef EGW_IP_DROP
+	EGW_IP_DROP_MAX
+};
+
+/** JSON/counter name of a drop reason ("unknown" if out of range). */
+const char *egw_ip_drop_name(unsigned int reason);
+/** One-line description of a drop reason. */
+const char *egw_ip_drop_desc(unsigned int reason);
+
+/** An IPv4 or IPv6 address; IPv4 in a[0..3], network order. */
+struct egw_ip_addr {
+	uint8_t family; /**< AF_INET or AF_INET6 */
+	uint8_t a[16];
+};
+
+/**
+ * Control path: send a frame the control path built or released (ARP, ND,
+ * packets that waited for resolution) out of port. Consumes m.
+ */
+typedef void (*egw_ip_tx_fn)(uint16_t port, struct rte_mbuf *m, void *arg);
+
+/** Parameters of egw_ip_init(). */
+struct egw_ip_params {
+	struct rte_rcu_qsbr *qsbr; /**< the data-path threads are its readers */
+	struct rte_mempool *pool;  /**< mbufs for frames the control path builds */
+	unsigned int nb_ctx;       /**< data-path contexts (1..EGW_IP_MAX_CTX) */
+	int socket;
+	uint32_t max_routes4; /**< IPv4 prefixes (0: 65536) */
+	uint32_t max_routes6; /**< IPv6 prefixes (0: 16384) */
+	uint32_t tbl8_4;      /**< DIR24_8 tbl8 groups: prefixes longer than /24 (0: 4096) */
+	uint32_t tbl8_6;      /**< TRIE tbl8 groups (0: 16384) */
+	uint32_t max_nh;      /**< next hops, neighbours included, 64..16384 (0: 16384) */
+	uint32_t max_neigh;   /**< neighbours learnt or resolving (0: 4096) */
+	egw_ip_tx_fn tx;
+	void *tx_arg;
+};
+
+/**
+ * Create the FIBs and tables. 0, or -EINVAL (bad parameters), -EEXIST
+ * (already), -ENOMEM.
+ */
+int egw_ip_init(const struct egw_ip_params *p);
+/** Free everything; held packets are freed (counted). Data path stopped. */
+void egw_ip_fini(void);
+
+/** Kinds of a port for routing. */
+enum egw_ip_port_kind {
+	EGW_IP_PORT_ROUTED = 0, /**< addresses, neighbours, routes */
+	EGW_IP_PORT_ACCESS,     /**< PPPoE subscribers only: no address, no neighbour */
+};
+
+/**
+ * Declare a port (or change its MAC, MTU or kind). A port with addresses,
+ * neighbours or routes cannot become an access port (-EBUSY).
+ * @return 0, -EINVAL, -EBUSY.
+ */
+int egw_ip_port_set(uint16_t port, const struct rte_ether_addr *mac, uint16_t mtu,
+		    enum egw_ip_port_kind kind);
+
+/**
+ * Add an address to a port (VLAN 0: untagged): a connected route for its
+ * prefix (unless /32 or /128), a local route for the address, for IPv4 the
+ * subnet broadcast, for the first IPv6 address the port's EUI-64 link-local
+ * address; a gratuitous ARP or unsolicited NA goes out.
+ * @return 0, -EINVAL (not a unicast address, bad length, no such port or an
+ *   access port), -EEXIST (the address exists, or the prefix is routed by
+ *   another route), -ENOSPC (EGW_IP_ADDR_MAX), -ENOMEM.
+ */
+int egw_ip_addr_add(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a, uint8_t len);
+/** Delete an address and its routes. @return 0, -ENOENT. */
+int egw_ip_addr_del(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a, uint8_t len);
+
+/** Route types. */
+enum egw_ip_route_type {
+	EGW_IP_RT_VIA = 0,   /**< through gateways (several: ECMP) */
+	EGW_IP_RT_DEV,       /**< on-link on a port: the destination itself is resolved */
+	EGW_IP_RT_BLACKHOLE, /**< silently discarded */
+	EGW_IP_RT_UNREACH,   /**< discarded with ICMP host unreachable */
+	EGW_IP_RT_SESSION,   /**< to PPPoE subscribers (the caller's session stage) */
+	EGW_IP_RT_CONNECTED, /**< made by an address (shown, not added) */
+	EGW_IP_RT_LOCAL,     /**< an address of edgegw (shown, not added) */
+	EGW_IP_RT_MAX
+};
+
+/** One path of a route. */
+struct egw_ip_path {
+	struct egw_ip_addr gw; /**< the gateway (VIA) */
+	uint16_t port;         /**< UINT16_MAX: the port of the connected route to gw */
+	uint16_t vlan;
+};
+
+/**
+ * Add a route. prefix must have no bits set past len. VIA takes 1..ECMP_MAX
+ * paths (the gateways must be on a connected network of a routed port, or
+ * name one), DEV one path with its port, the others none.
+ * @return 0, -EINVAL (with a reason in err), -EEXIST, -ENOSPC (FIB or
+ *   next-hop table full), -ENOMEM.
+ */
+int egw_ip_route_add(const struct egw_ip_addr *prefix, uint8_t len, enum egw_ip_route_type type,
+		     const struct egw_ip_path *paths, unsigned int n, char *err, size_t errlen);
+/** Delete a route added by egw_ip_route_add(). @return 0, -ENOENT, -EPERM (connected/local). */
+int egw_ip_route_del(const struct egw_ip_addr *prefix, uint8_t len);
+
+/**
+ * Add a static (permanent) neighbour, or make a learnt one static. Packets
+ * waiting for it are sent.
+ * @return 0, -EINVAL (not unicast, no such routed port), -ENOSPC, -ENOMEM.
+ */
+int egw_ip_neigh_add(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a,
+		     const struct rte_ether_addr *mac);
+/** Delete a neighbour (routes through it resolve it again). @return 0, -ENOENT. */
+int egw_ip_neigh_del(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a);
+
+/** A route as walked. */
+struct egw_ip_route_info {
+	struct egw_ip_addr prefix;
+	uint8_t len;
+	uint8_t type; /**< enum egw_ip_route_type */
+	unsigned int n_paths;
+	struct egw_ip_path paths[EGW_IP_ECMP_MAX];
+};
+/** Walk the routes of a family (0: both); fn returning non-zero stops. */
+int egw_ip_route_walk(int family, int (*fn)(const struct egw_ip_route_info *r, void *arg),
+		      void *arg);
+/** Longest-prefix match of an address, as the data path would. @return 0, -ENOENT. */
+int egw_ip_route_lookup(const struct egw_ip_addr *a, struct egw_ip_route_info *r);
+/** Route counts: [family 0/1][type]. */
+void egw_ip_route_count(unsigned int count[2][EGW_IP_RT_MAX]);
+/** Name of a route type ("via", "dev", ...). */
+const char *egw_ip_route_type_name(unsigned int type);
+
+/** Neighbour states (RFC 4861 7.3.2, plus FAILED and PERMANENT as in Linux). */
+enum egw_ip_neigh_state {
+	EGW_IP_NS_INCOMPLETE = 0,
+	EGW_IP_NS_REACHABLE,
+	EGW_IP_NS_STALE,
+	EGW_IP_NS_DELAY,
+	EGW_IP_NS_PROBE,
+	EGW_IP_NS_FAILED,
+	EGW_IP_NS_PERMANENT,
+	EGW_IP_NS_MAX
+};
+/** Name of a neighbour state. */
+const char *egw_ip_neigh_state_name(unsigned int s);
+
+/** A neighbour as walked. */
+struct egw_ip_neigh_info {
+	struct egw_ip_addr addr;
+	uint16_t port;
+	uint16_t vlan;
+	struct rte_ether_addr mac; /**< zero while incomplete */
+	uint8_t state;             /**< enum egw_ip_neigh_state */
+	uint8_t held;              /**< packets waiting */
+	unsigned int probes;       /**< solicitations sent in this state */
+	unsigned int refs;         /**< routes through it */
+	uint64_t age_ms;           /**< since the last confirmation */
+};
+int egw_ip_neigh_walk(int (*fn)(const struct egw_ip_neigh_info *n, void *arg), void *arg);
+
+/** An address as walked. */
+struct egw_ip_addr_info {
+	uint16_t port;
+	uint16_t vlan;
+	struct egw_ip_addr addr;
+	uint8_t len;
+	bool link_local; /**< made by edgegw (IPv6 EUI-64) */
+};
+int egw_ip_addr_walk(int (*fn)(const struct egw_ip_addr_info *a, void *arg), void *arg);
+
+/** Neighbour timers and limits (Linux's names in brackets). */
+struct egw_ip_neigh_conf {
+	uint32_t reachable_ms; /**< REACHABLE -> STALE (base_reachable_time: 30000) */
+	uint32_t retrans_ms;   /**< between solicitations (retrans_time: 1000) */
+	uint32_t delay_ms;     /**< DELAY -> PROBE (delay_first_probe_time: 5000) */
+	uint32_t gc_stale_ms;  /**< an unused STALE entry is removed (gc_stale_time: 60000) */
+	uint32_t failed_ms;    /**< a FAILED entry is kept, answering unreachable: 3000 */
+	uint8_t mcast_probes;  /**< broadcast/multicast solicitations (mcast_solicit: 3) */
+	uint8_t ucast_probes;  /**< unicast probes in PROBE (ucast_solicit: 3) */
+	uint32_t solicit_pps;  /**< solicitations sent per second, all neighbours: 100 */
+	uint32_t input_pps;    /**< ARP/ND frames handled per second: 1000 */
+};
+void egw_ip_neigh_conf_get(struct egw_ip_neigh_conf *c);
+/** @return 0, -EINVAL (zero timers or rates). */
+int egw_ip_neigh_conf_set(const struct egw_ip_neigh_conf *c);
+
+/**
+ * ICMP error rate limit of each data-path context (Linux icmp_ratelimit,
+ * icmp_msgs_per_sec): a token bucket of burst tokens refilled at pps.
+ * @return 0, -EINVAL (zero).
+ */
+int egw_ip_icmp_ratelimit(uint32_t pps, uint32_t burst);
+
+/**
+ * Control path: an ARP frame (class ARP) or an ICMPv6 ND frame the data
+ * path queued (res->ctrl), or a packet waiting for resolution. Consumes m.
+ */
+void egw_ip_ctrl_input(struct rte_mbuf *m);
+
+/** Control path: timers (states, retries, aging), grace periods. @return work done. */
+unsigned int egw_ip_service(void);
+
+/** Control-path counters, name/value pairs. @return the number written (<= max). */
+unsigned int egw_ip_ctrl_counters(const char **names, uint64_t *values, unsigned int max);
+
+/** Table occupancy and memory, for show and the docs. */
+struct egw_ip_mem {
+	unsigned int routes4, routes6, nh, neigh;
+	size_t fib4_bytes, fib6_bytes, nh_bytes;
+};
+void egw_ip_mem(struct egw_ip_mem *m);
+
+/* --- data path --- */
+
+struct egw_ip_ctx;
+
+/** Create the data-path context idx (< nb_ctx); pool for ICMP and fragments. */
+struct egw_ip_ctx *egw_ip_ctx_create(unsigned int idx, struct rte_mempool *pool);
+void egw_ip_ctx_free(struct egw_ip_ctx *c);
+
+/** Per-context data-path counters (other than drops). */
+struct egw_ip_ctx_stats {
+	uint64_t forwarded;
+	uint64_t echo_replies;
+	uint64_t icmp_errors;
+	uint64_t icmp_ratelimited;
+	uint64_t fragments; /**< fragments made (IPv4) */
+	uint64_t local;     /**< to edgegw, handed to the caller (exception path) */
+	uint64_t punted;    /**< waiting for resolution, to the control path */
+	uint64_t nd;        /**< ND frames to the control path */
+};
+/** Counters of one context (relaxed loads: another thread may read them). */
+void egw_ip_ctx_stats(const struct egw_ip_ctx *c, struct egw_ip_ctx_stats *s);
+
+/** Flags of egw_ip_fwd_burst(). */
+#define EGW_IP_F_LOCAL_ORIGIN 0x1 /**< made by edgegw (ESP outer packets): TTL kept */
+
+/**
+ * Result of a data-path call. The caller zeroes it once; each call fills the
+ * arrays and counts; the caller takes the frames out and zeroes the counts
+ * (everything before `out`) for the next call. Dropped frames are freed by
+ * the library, counted in drop[].
+ */
+struct egw_ip_res {
+	uint16_t n_out;   /**< routed, MAC header rewritten: transmit on out_port */
+	uint16_t n_sess;  /**< routed to subscribers (RT_SESSION), TTL decremented */
+	uint16_t n_local; /**< to edgegw, not answered here (exception path) */
+	uint16_t n_ctrl;  /**< for egw_ip_ctrl_input(): waiting for resolution, ND */
+	uint16_t n_reply; /**< ICMP made (echo replies, errors): back where the packet came from */
+	uint32_t created; /**< frames made beyond one per input (fragments, ICMP errors) */
+	uint32_t drop[EGW_IP_DROP_MAX];
+	struct rte_mbuf *out[EGW_IP_MAX_OUT];
+	uint16_t out_port[EGW_IP_MAX_OUT];
+	struct rte_mbuf *sess[EGW_IP_MAX_BURST];
+	struct rte_mbuf *local[EGW_IP_MAX_BURST];
+	struct rte_mbuf *ctrl[EGW_IP_MAX_BURST];
+	struct rte_mbuf *reply[EGW_IP_MAX_BURST];
+};
+
+/**
+ * Data path: route a burst of IPv4 (v6 false) or IPv6 Ethernet frames
+ * received on port (classified, l2_len set, at most EGW_IP_MAX_BURST).
+ * One bulk FIB lookup, then per packet one load of the next hop.
+ * ICMP errors and echo replies (in res->reply) carry the received MAC
+ * header with the addresses swapped: they go back out of port.
+ */
+void egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n,
+		      bool v6, unsigned int flags, struct egw_ip_res *res);
+
+/** RFC 1624 incremental update of a 16-bit one's complement checksum (network order)
+ *  when a 16-bit field changes from old to new (all network order). */
+static inline uint16_t
+egw_ip_cksum_adjust(uint16_t cksum, uint16_t old, uint16_t new_)
+{
+	/* HC' = ~(~HC + ~m + m') (RFC 1624 eqn. 3) */
+	uint32_t s = (uint16_t)~cksum + (uint32_t)(uint16_t)~old + new_;
+
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EGW_IP_H */

@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Data path: route a burst. Per burst: check each header, one bulk FIB
+ * lookup; per packet: one load of the next hop, TTL/hop limit check and
+ * decrement with the RFC 1624 incremental checksum update, MTU check
+ * (IPv4 fragmentation with DPDK's ip_frag when DF is clear, ICMP too-big
+ * otherwise), MAC rewrite. ICMP echo to edgegw is answered in place; ICMP
+ * errors are rate limited per context. No locks, no allocation but the
+ * ICMP errors and fragments.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_errno.h>
+#include <rte_icmp.h>
+#include <rte_ip_frag.h>
+#include <rte_malloc.h>
+
+#include "ip_private.h"
+
+#define ICMP4_UNREACH 3
+#define ICMP4_TIME_EXCEEDED 11
+
+struct egw_ip_ctx *
+egw_ip_ctx_create(unsigned int idx, struct rte_mempool *pool)
+{
+	struct egw_ip_ctx *c;
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	if (idx >= EGW_IP_MAX_CTX || pool == NULL || ip_dp.fib4 == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	c = rte_zmalloc_socket("egw_ip_ctx", sizeof(*c), RTE_CACHE_LINE_SIZE, pool->socket_id);
+	if (c == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	c->idx = idx;
+	c->pool = pool;
+	snprintf(name, sizeof(name), "egw_ip_ind%u", idx);
+	/* fragments point into the original: indirect mbufs, no data room */
+	c->indirect = rte_pktmbuf_pool_create(name, 2047, 64, 0, 0, pool->socket_id);
+	if (c->indirect == NULL) {
+		rte_free(c);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	return c;
+}
+
+void
+egw_ip_ctx_free(struct egw_ip_ctx *c)
+{
+	if (c == NULL)
+		return;
+	rte_mempool_free(c->indirect);
+	rte_free(c);
+}
+
+void
+egw_ip_ctx_stats(const struct egw_ip_ctx *c, struct egw_ip_ctx_stats *s)
+{
+	s->forwarded = __atomic_load_n(&c->st.forwarded, __ATOMIC_RELAXED);
+	s->echo_replies = __atomic_load_n(&c->st.echo_replies, __ATOMIC_RELAXED);
+	s->icmp_errors = __atomic_load_n(&c->st.icmp_errors, __ATOMIC_RELAXED);
+	s->icmp_ratelimited = __atomic_load_n(&c->st.icmp_ratelimited, __ATOMIC_RELAXED);
+	s->fragments = __atomic_load_n(&c->st.fragments, __ATOMIC_RELAXED);
+	s->local = __atomic_load_n(&c->st.local, __ATOMIC_RELAXED);
+	s->punted = __atomic_load_n(&c->st.punted, __ATOMIC_RELAXED);
+	s->nd = __atomic_load_n(&c->st.nd, __ATOMIC_RELAXED);
+}
+
+#define ST_ADD(c, f, v) __atomic_store_n(&(c)->st.f, (c)->st.f + (v), __ATOMIC_RELAXED)
+
+static inline void
+drop(struct egw_ip_res *res, struct rte_mbuf *m, enum egw_ip_drop r)
+{
+	res->drop[r]++;
+	rte_pktmbuf_free(m);
+}
+
+/* Drop m under r and send an ICMP error about it, rate limited. */
+static __rte_noinline void
+drop_icmp(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, bool v6,
+	  enum egw_ip_drop r, uint8_t type, uint8_t code, uint32_t info, uint16_t port)
+{
+	struct rte_mbuf *e = NULL;
+
+	if (v6 ? ip_icmp6_allowed(m) : ip_icmp4_allowed(m)) {
+		if (!ip_tb_take(&c->icmp_tb, rte_get_tsc_cycles(),
+				__atomic_load_n(&ip_dp.icmp_pps, __ATOMIC_RELAXED),
+				__atomic_load_n(&ip_dp.icmp_burst, __ATOMIC_RELAXED))) {
+			ST_ADD(c, icmp_ratelimited, 1);
+		} else if (v6) {
+			uint8_t src[16];
+
+			if (ip_icmp_src6(port, src))
+				e = ip_icmp6_error(c->pool, m, src, type, code, info);
+			else
+				r = EGW_IP_DROP_ICMP_NO_SOURCE;
+		} else {
+			rte_be32_t src;
+
+			if (ip_icmp_src4(port, &src))
+				e = ip_icmp4_error(c->pool, m, src, type, code, info);
+			else
+				r = EGW_IP_DROP_ICMP_NO_SOURCE;
+		}
+	}
+	drop(res, m, r);
+	if (e != NULL && res->n_reply < EGW_IP_MAX_BURST) {
+		res->reply[res->n_reply++] = e;
+		res->created++;
+		ST_ADD(c, icmp_errors, 1);
+	} else if (e != NULL) {
+		rte_pktmbuf_free(e);
+	}
+}
+
+/* ---- checks --------------------------------------------------------------- */
+
+/* IPv4 header checks; trims Ethernet padding. The drop reason, or MAX. */
+static inline enum egw_ip_drop
+check4(struct rte_mbuf *m, uint32_t *dst)
+{
+	struct rte_ipv4_hdr *ip;
+	uint32_t l2 = m->l2_len, hl, tl, src, d;
+
+	if (unlikely(m->data_len < l2 + sizeof(*ip)))
+		return EGW_IP_DROP_BAD_HEADER;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, l2);
+	hl = (ip->version_ihl & 0xf) * 4u;
+	tl = rte_be_to_cpu_16(ip->total_length);
+	if (unlikely((ip->version_ihl >> 4) != 4 || hl < sizeof(*ip) || m->data_len < l2 + hl ||
+		     tl < hl || tl > m->pkt_len - l2))
+		return EGW_IP_DROP_BAD_HEADER;
+	if (unlikely(tl < m->pkt_len - l2) && rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - l2 - tl)))
+		return EGW_IP_DROP_BAD_HEADER;
+	switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+	case RTE_MBUF_F_RX_IP_CKSUM_GOOD: break;
+	case RTE_MBUF_F_RX_IP_CKSUM_BAD: return EGW_IP_DROP_BAD_CKSUM;
+	default:
+		if (unlikely(rte_raw_cksum(ip, hl) != 0xffff))
+			return EGW_IP_DROP_BAD_CKSUM;
+	}
+	src = rte_be_to_cpu_32(ip->src_addr);
+	d = rte_be_to_cpu_32(ip->dst_addr);
+	if (unlikely((src >> 24) == 0 || (src >> 24) == 127 || (src >> 28) >= 0xe))
+		return EGW_IP_DROP_MARTIAN_SRC;
+	if (unlikely((d >> 24) == 0 || (d >> 24) == 127))
+		return EGW_IP_DROP_MARTIAN_DST;
+	if (unlikely(d == UINT32_MAX))
+		return EGW_IP_DROP_BROADCAST;
+	if (unlikely((d >> 28) >= 0xe))
+		return EGW_IP_DROP_MULTICAST;
+	if (unlikely(egw_eth_meta(m)->dst != EGW_ETH_DST_HOST))
+		return egw_eth_meta(m)->dst == EGW_ETH_DST_BROADCAST ? EGW_IP_DROP_BROADCAST
+								     : EGW_IP_DROP_MULTICAST;
+	*dst = d;
+	return EGW_IP_DROP_MAX;
+}
+
+static inline bool
+v6_link_local(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+static inline bool
+v6_bad_src(const uint8_t *a)
+{
+	static const uint8_t zero[16];
+	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
+
+	if (a[0] == 0xff)
+		return true;
+	if (a[0] != 0)
+		return false;
+	/* ::, ::1, ::ffff:0:0/96 */
+	return memcmp(a, zero, 15) == 0 ? (a[15] == 0 || a[15] == 1) : memcmp(a, mapped, 12) == 0;
+}
+
+/* IPv6 header checks; trims padding. ND goes to the control path (1). */
+static inline int
+check6(struct rte_mbuf *m, enum egw_ip_drop *r)
+{
+	struct rte_ipv6_hdr *ip;
+	uint32_t l2 = m->l2_len, pl;
+
+	*r = EGW_IP_DROP_BAD_HEADER;
+	if (unlikely(m->data_len < l2 + sizeof(*ip)))
+		return -1;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, l2);
+	pl = rte_be_to_cpu_16(ip->payload_len);
+	if (unlikely((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6 || pl == 0 ||
+		     sizeof(*ip) + pl > m->pkt_len - l2))
+		return -1;
+	if (unlikely(sizeof(*ip) + pl < m->pkt_len - l2) &&
+	    rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - l2 - sizeof(*ip) - pl)))
+		return -1;
+	if (ip->proto == IPPROTO_ICMPV6 && m->data_len > l2 + sizeof(*ip)) {
+		uint8_t t = *((uint8_t *)(ip + 1));
+
+		/* RS, RA, NS, NA, redirect: the control path's */
+		if (t >= 133 && t <= 137)
+			return 1;
+	}
+	if (unlikely(v6_bad_src(ip->src_addr))) {
+		*r = EGW_IP_DROP_MARTIAN_SRC;
+		return -1;
+	}
+	if (unlikely(ip->dst_addr[0] == 0xff)) {
+		*r = EGW_IP_DROP_MULTICAST;
+		return -1;
+	}
+	if (unlikely(ip->dst_addr[0] == 0 && v6_bad_src(ip->dst_addr))) {
+		*r = EGW_IP_DROP_MARTIAN_DST;
+		return -1;
+	}
+	if (unlikely(egw_eth_meta(m)->dst != EGW_ETH_DST_HOST)) {
+		*r = egw_eth_meta(m)->dst == EGW_ETH_DST_BROADCAST ? EGW_IP_DROP_BROADCAST
+								   : EGW_IP_DROP_MULTICAST;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- local delivery ------------------------------------------------------- */
+
+/* ICMP echo request to edgegw: answered in place (1), or not an echo (0),
+ * or a bad one (-1). */
+static int
+echo4(struct rte_mbuf *m, const struct ip_nh *nh)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, m->l2_len);
+	uint32_t hl = (ip->version_ihl & 0xf) * 4u, tl = rte_be_to_cpu_16(ip->total_length);
+	uint16_t sum;
+	struct rte_icmp_hdr *ic;
+	struct rte_ether_hdr *eh;
+	rte_be32_t a;
+
+	if (ip->next_proto_id != IPPROTO_ICMP ||
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)))
+		return 0;
+	if (tl < hl + sizeof(*ic) || m->data_len < m->l2_len + hl + sizeof(*ic))
+		return -1;
+	ic = (struct rte_icmp_hdr *)((uint8_t *)ip + hl);
+	if (ic->icmp_type != RTE_IP_ICMP_ECHO_REQUEST)
+		return 0;
+	if (ic->icmp_code != 0 || rte_raw_cksum_mbuf(m, m->l2_len + hl, tl - hl, &sum) != 0 ||
+	    sum != 0xffff)
+		return -1;
+	ic->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
+	ic->icmp_cksum =
+		egw_ip_cksum_adjust(ic->icmp_cksum, RTE_BE16(RTE_IP_ICMP_ECHO_REQUEST << 8),
+				    RTE_BE16(RTE_IP_ICMP_ECHO_REPLY << 8));
+	a = ip->src_addr;
+	ip->src_addr = ip->dst_addr;
+	ip->dst_addr = a;
+	ip->time_to_live = 64;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	eh->dst_addr = eh->src_addr;
+	memcpy(&eh->src_addr, nh->hdr + 6, 6);
+	return 1;
+}
+
+static int
+echo6(struct rte_mbuf *m, const struct ip_nh *nh)
+{
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, m->l2_len);
+	uint32_t pl = rte_be_to_cpu_16(ip->payload_len), s32;
+	uint16_t sum;
+	struct rte_ether_hdr *eh;
+	uint8_t *ic, a[16];
+	uint16_t ck;
+
+	if (ip->proto != IPPROTO_ICMPV6)
+		return 0;
+	if (pl < 8 || m->data_len < m->l2_len + sizeof(*ip) + 8)
+		return -1;
+	ic = (uint8_t *)(ip + 1);
+	if (ic[0] != 128)
+		return 0;
+	if (ic[1] != 0 || rte_raw_cksum_mbuf(m, m->l2_len + sizeof(*ip), pl, &sum) != 0)
+		return -1;
+	s32 = (uint32_t)sum + rte_ipv6_phdr_cksum(ip, 0);
+	s32 = (s32 & 0xffff) + (s32 >> 16);
+	s32 = (s32 & 0xffff) + (s32 >> 16);
+	if (s32 != 0xffff)
+		return -1;
+	ic[0] = 129;
+	memcpy(&ck, ic + 2, 2);
+	ck = egw_ip_cksum_adjust(ck, RTE_BE16(128 << 8), RTE_BE16(129 << 8));
+	memcpy(ic + 2, &ck, 2);
+	memcpy(a, ip->src_addr, 16);
+	memcpy(ip->src_addr, ip->dst_addr, 16);
+	memcpy(ip->dst_addr, a, 16);
+	ip->hop_limits = 64;
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	eh->dst_addr = eh->src_addr;
+	memcpy(&eh->src_addr, nh->hdr + 6, 6);
+	return 1;
+}
+
+/* ---- forwarding ----------------------------------------------------------- */
+
+/* Hand m to the control path to wait for its next hop's MAC address. */
+static inline void
+punt(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, uint64_t now)
+{
+	if (!ip_tb_take(&c->punt_tb, now, ip_dp.punt_pps, ip_dp.punt_burst) ||
+	    res->n_ctrl == EGW_IP_MAX_BURST) {
+		drop(res, m, EGW_IP_DROP_PUNT_LIMIT);
+		return;
+	}
+	egw_eth_meta(m)->reserved = IP_META_PUNT;
+	res->ctrl[res->n_ctrl++] = m;
+	ST_ADD(c, punted, 1);
+}
+
+/* Send m (its TTL already decremented) through nh. */
+static inline void
+emit(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh,
+     uint64_t now)
+{
+	if (likely(nh->flags & NH_F_VALID)) {
+		if (unlikely(ip_l2_rewrite(m, nh) < 0)) {
+			drop(res, m, EGW_IP_DROP_FRAG_FAILED);
+			return;
+		}
+		if (unlikely(!nh->used))
+			__atomic_store_n(&nh->used, 1, __ATOMIC_RELAXED);
+		res->out_port[res->n_out] = nh->port;
+		res->out[res->n_out++] = m;
+		return;
+	}
+	punt(c, res, m, now);
+}
+
+/* IPv4 above the egress MTU with DF clear: fragments (RFC 791) through nh. */
+static __rte_noinline void
+fragment4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh,
+	  uint64_t now)
+{
+	struct rte_mbuf *fr[64];
+	struct egw_eth_meta meta = *egw_eth_meta(m);
+	uint16_t room = (uint16_t)(EGW_IP_MAX_OUT - res->n_out), in = m->port, l2 = m->l2_len;
+	uint32_t ptype = m->packet_type;
+	int32_t k, i;
+
+	/* 64 fragments: a 64 KiB packet over a 1280-byte MTU */
+	if (room > 64)
+		room = 64;
+	rte_pktmbuf_adj(m, l2);
+	k = rte_ipv4_fragment_packet(m, fr, room, nh->mtu, c->pool, c->indirect);
+	if (k <= 0) {
+		drop(res, m, EGW_IP_DROP_FRAG_FAILED);
+		return;
+	}
+	rte_pktmbuf_free(m); /* the fragments hold references to its data */
+	res->created += (uint32_t)k - 1;
+	ST_ADD(c, fragments, (uint64_t)k);
+	for (i = 0; i < k; i++) {
+		struct rte_mbuf *f = fr[i];
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(f, struct rte_ipv4_hdr *);
+		uint8_t *d;
+
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		d = (uint8_t *)rte_pktmbuf_prepend(f, nh->l2_len);
+		if (d == NULL) {
+			drop(res, f, EGW_IP_DROP_FRAG_FAILED);
+			continue;
+		}
+		memcpy(d, nh->hdr, nh->l2_len);
+		f->l2_len = nh->l2_len;
+		f->port = in;
+		f->packet_type = ptype;
+		*egw_eth_meta(f) = meta;
+		emit(c, res, f, nh, now);
+	}
+}
+
+static inline void
+fwd4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh,
+     unsigned int flags, uint16_t port, uint64_t now)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, m->l2_len);
+	uint16_t tl = rte_be_to_cpu_16(ip->total_length);
+
+	if (!(flags & EGW_IP_F_LOCAL_ORIGIN)) {
+		if (unlikely(ip->time_to_live <= 1)) {
+			drop_icmp(c, res, m, false, EGW_IP_DROP_TTL_EXCEEDED, ICMP4_TIME_EXCEEDED,
+				  0, 0, port);
+			return;
+		}
+	}
+	if (unlikely(nh->kind == NH_NEIGH && (nh->flags & NH_F_FAILED))) {
+		drop_icmp(c, res, m, false, EGW_IP_DROP_NEIGH_FAILED, ICMP4_UNREACH, 1, 0, port);
+		return;
+	}
+	if (unlikely(tl > nh->mtu) && nh->kind != NH_SESSION &&
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG))) {
+		drop_icmp(c, res, m, false, EGW_IP_DROP_TOO_BIG, ICMP4_UNREACH, 4, nh->mtu, port);
+		return;
+	}
+	if (!(flags & EGW_IP_F_LOCAL_ORIGIN)) {
+		uint16_t old, new_;
+
+		/* TTL and protocol share a 16-bit word of the checksum */
+		memcpy(&old, &ip->time_to_live, 2);
+		ip->time_to_live--;
+		memcpy(&new_, &ip->time_to_live, 2);
+		ip->hdr_checksum = egw_ip_cksum_adjust(ip->hdr_checksum, old, new_);
+	}
+	ST_ADD(c, forwarded, 1);
+	if (nh->kind == NH_SESSION) {
+		res->sess[res->n_sess++] = m;
+		return;
+	}
+	if (unlikely(tl > nh->mtu)) {
+		fragment4(c, res, m, nh, now);
+		return;
+	}
+	emit(c, res, m, nh, now);
+}
+
+static inline void
+fwd6(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh,
+     unsigned int flags, uint16_t port, uint64_t now)
+{
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, m->l2_len);
+	uint32_t len = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+
+	/* RFC 4291 2.5.6: link-local addresses are never forwarded */
+	if (unlikely(v6_link_local(ip->src_addr) || v6_link_local(ip->dst_addr))) {
+		drop(res, m,
+		     v6_link_local(ip->dst_addr) ? EGW_IP_DROP_MARTIAN_DST
+						 : EGW_IP_DROP_MARTIAN_SRC);
+		return;
+	}
+	if (!(flags & EGW_IP_F_LOCAL_ORIGIN) && unlikely(ip->hop_limits <= 1)) {
+		drop_icmp(c, res, m, true, EGW_IP_DROP_TTL_EXCEEDED, 3, 0, 0, port);
+		return;
+	}
+	if (unlikely(nh->kind == NH_NEIGH && (nh->flags & NH_F_FAILED))) {
+		drop_icmp(c, res, m, true, EGW_IP_DROP_NEIGH_FAILED, 1, 3, 0, port);
+		return;
+	}
+	if (unlikely(len > nh->mtu) && nh->kind != NH_SESSION) {
+		drop_icmp(c, res, m, true, EGW_IP_DROP_TOO_BIG, 2, 0, nh->mtu, port);
+		return;
+	}
+	if (!(flags & EGW_IP_F_LOCAL_ORIGIN))
+		ip->hop_limits--;
+	ST_ADD(c, forwarded, 1);
+	if (nh->kind == NH_SESSION) {
+		res->sess[res->n_sess++] = m;
+		return;
+	}
+	emit(c, res, m, nh, now);
+}
+
+static inline void
+local(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh, bool v6)
+{
+	int e = v6 ? echo6(m, nh) : echo4(m, nh);
+
+	if (e > 0) {
+		res->reply[res->n_reply++] = m;
+		ST_ADD(c, echo_replies, 1);
+	} else if (e < 0) {
+		drop(res, m, EGW_IP_DROP_ECHO_BAD);
+	} else {
+		res->local[res->n_local++] = m;
+		ST_ADD(c, local, 1);
+	}
+}
+
+void
+egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n, bool v6,
+		 unsigned int flags, struct egw_ip_res *res)
+{
+	struct rte_mbuf *good[EGW_IP_MAX_BURST];
+	uint64_t now = rte_get_tsc_cycles();
+	uint16_t i, k = 0;
+
+	if (unlikely(n > EGW_IP_MAX_BURST))
+		n = EGW_IP_MAX_BURST;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		enum egw_ip_drop r;
+
+		if (i + 3 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 3], void *));
+		if (!v6) {
+			r = check4(m, &c->dst4[k]);
+			if (unlikely(r != EGW_IP_DROP_MAX)) {
+				drop(res, m, r);
+				continue;
+			}
+		} else {
+			int x = check6(m, &r);
+
+			if (unlikely(x != 0)) {
+				if (x < 0) {
+					drop(res, m, r);
+				} else if (!ip_tb_take(&c->punt_tb, now, ip_dp.punt_pps,
+						       ip_dp.punt_burst) ||
+					   res->n_ctrl == EGW_IP_MAX_BURST) {
+					drop(res, m, EGW_IP_DROP_LOCAL_CTRL_LIMIT);
+				} else {
+					egw_eth_meta(m)->reserved = 0;
+					res->ctrl[res->n_ctrl++] = m;
+					ST_ADD(c, nd, 1);
+				}
+				continue;
+			}
+			memcpy(c->dst6[k],
+			       rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, m->l2_len)
+				       ->dst_addr,
+			       16);
+		}
+		good[k++] = m;
+	}
+	if (k == 0)
+		return;
+	if (!v6)
+		rte_fib_lookup_bulk(ip_dp.fib4, c->dst4, c->nhv, k);
+	else
+		rte_fib6_lookup_bulk(ip_dp.fib6, c->dst6, c->nhv, k);
+
+	for (i = 0; i < k; i++) {
+		struct rte_mbuf *m = good[i];
+		struct ip_nh *nh = ip_nh_of(c->nhv[i], m, v6);
+
+		switch (nh->kind) {
+		case NH_NEIGH:
+		case NH_GLEAN:
+		case NH_SESSION:
+			if (!v6)
+				fwd4(c, res, m, nh, flags, port, now);
+			else
+				fwd6(c, res, m, nh, flags, port, now);
+			break;
+		case NH_LOCAL: local(c, res, m, nh, v6); break;
+		case NH_BCAST: drop(res, m, EGW_IP_DROP_BROADCAST); break;
+		case NH_BLACKHOLE: drop(res, m, EGW_IP_DROP_BLACKHOLE); break;
+		case NH_UNREACH:
+			drop_icmp(c, res, m, v6, EGW_IP_DROP_UNREACHABLE, v6 ? 1 : ICMP4_UNREACH,
+				  v6 ? 0 : 1, 0, port);
+			break;
+		default:
+			drop_icmp(c, res, m, v6, EGW_IP_DROP_NO_ROUTE, v6 ? 1 : ICMP4_UNREACH, 0, 0,
+				  port);
+			break;
+		}
+	}
+}

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/ip internals shared by its files: the next-hop records the data path
+ * reads, the tables, the contexts, and the helpers both halves use (MAC
+ * rewrite, the ECMP hash, ICMP builders).
+ */
+#ifndef EGW_IP_PRIVATE_H
+#define EGW_IP_PRIVATE_H
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_fib.h>
+#include <rte_fib6.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+
+#include "egw_eth.h"
+#include "egw_ip.h"
+
+extern int egw_ip_logtype;
+#define IP_LOG(lvl, ...) rte_log(RTE_LOG_##lvl, egw_ip_logtype, "ip: " __VA_ARGS__)
+
+/* Data-path kinds of a next hop. */
+enum ip_nh_kind {
+	NH_NOROUTE = 0, /* FIB default: ICMP net unreachable */
+	NH_LOCAL,       /* an address of edgegw */
+	NH_BCAST,       /* a subnet broadcast address */
+	NH_BLACKHOLE,
+	NH_UNREACH,
+	NH_SESSION, /* PPPoE subscribers: the caller's session stage */
+	NH_NEIGH,   /* a neighbour: forward with its MAC when valid */
+	NH_GLEAN,   /* a connected network: the destination is resolved */
+};
+
+#define NH_F_VALID 0x1  /* MAC known: forward */
+#define NH_F_FAILED 0x2 /* resolution failed: ICMP host unreachable */
+
+/* FIB value: a next-hop index, or with this bit an ECMP group index. */
+#define FIB_GROUP 0x4000u
+/* 2-byte FIB entries (tbl24 of 32 MiB each for DIR24_8 and TRIE, lookups
+ * touch half the cache lines): values below 2^15, so next-hop and group
+ * indices below FIB_GROUP */
+#define IP_NH_LIMIT FIB_GROUP
+
+/* Fixed indices. */
+#define NH_ID_NOROUTE 0
+#define NH_ID_BCAST 1
+#define NH_ID_BLACKHOLE 2
+#define NH_ID_UNREACH 3
+#define NH_ID_SESSION 4
+#define NH_ID_SHADOW 5 /* see fib_set() (ctl.c) */
+#define NH_ID_FIRST_FREE 6
+
+#define IP_L2_MAX (RTE_ETHER_HDR_LEN + 4)
+
+/* egw_eth_meta()->reserved of a packet the data path hands to the control
+ * path to wait for resolution (ND frames have it clear). */
+#define IP_META_PUNT 0x1
+
+/*
+ * What the data path reads of a next hop: one cache line, immutable once
+ * published (a change publishes a new record). `used` is the one field a
+ * worker writes (once, when it finds it clear): the control path reads and
+ * clears it to tell a STALE neighbour in use from an idle one.
+ */
+struct ip_nh {
+	uint8_t kind;
+	uint8_t flags;
+	uint8_t l2_len; /* 14, or 18 with a VLAN tag */
+	uint8_t used;
+	uint16_t port;
+	uint16_t mtu; /* IP MTU of the egress port */
+	uint32_t id;
+	uint8_t hdr[IP_L2_MAX]; /* dst, src, [0x8100, TCI], ethertype */
+	uint8_t pad[64 - 12 - IP_L2_MAX];
+} __rte_cache_aligned;
+static_assert(sizeof(struct ip_nh) == 64, "a next hop is one cache line");
+
+/* An ECMP group: immutable once published, like a next hop. */
+struct ip_nhg {
+	uint32_t n;
+	uint32_t nh[EGW_IP_ECMP_MAX];
+};
+
+/* Per-port data the data path reads (ICMP source addresses): immutable,
+ * replaced through RCU. */
+struct ip_port_dp {
+	bool access;
+	bool has4, has6;
+	rte_be32_t addr4;
+	uint8_t addr6[16];
+	uint16_t mtu;
+};
+
+/* Everything the data path reads, written by the control path. */
+struct ip_dp {
+	struct rte_fib *fib4;
+	struct rte_fib6 *fib6;
+	struct ip_nh **nh; /* [max_nh]: release stores, acquire loads */
+	struct ip_nhg **grp;
+	uint32_t max_nh, max_grp;
+	struct ip_port_dp *port[RTE_MAX_ETHPORTS];
+	bool has4, has6; /* any address of that family (fallback ICMP source) */
+	rte_be32_t any4;
+	uint8_t any6[16];
+	uint32_t icmp_pps, icmp_burst;
+	uint32_t punt_pps, punt_burst;
+};
+extern struct ip_dp ip_dp;
+
+/* Token bucket in TSC cycles (data path: per context; control: global). */
+struct ip_tb {
+	uint64_t last;
+	uint64_t tokens; /* in units of 1/1024 token */
+};
+
+static inline bool
+ip_tb_take(struct ip_tb *tb, uint64_t now, uint32_t pps, uint32_t burst)
+{
+	uint64_t hz = rte_get_tsc_hz(), add;
+
+	if (now - tb->last >= hz) {
+		tb->tokens = (uint64_t)burst * 1024;
+		tb->last = now;
+	} else if (now > tb->last) {
+		add = (now - tb->last) * pps * 1024 / hz;
+		if (add != 0) {
+			tb->tokens += add;
+			tb->last = now;
+		}
+	} else {
+		tb->last = now;
+	}
+	if (tb->tokens > (uint64_t)burst * 1024)
+		tb->tokens = (uint64_t)burst * 1024;
+	if (tb->tokens < 1024)
+		return false;
+	tb->tokens -= 1024;
+	return true;
+}
+
+struct egw_ip_ctx {
+	unsigned int idx;
+	struct rte_mempool *pool;
+	struct rte_mempool *indirect; /* fragments' indirect mbufs */
+	struct ip_tb icmp_tb;
+	struct ip_tb punt_tb;
+	struct egw_ip_ctx_stats st;
+	/* scratch of one burst */
+	uint32_t dst4[EGW_IP_MAX_BURST];
+	uint8_t dst6[EGW_IP_MAX_BURST][16];
+	uint64_t nhv[EGW_IP_MAX_BURST];
+} __rte_cache_aligned;
+
+/* A flow hash for ECMP (5-tuple when the header has ports): the data path and
+ * the control path (packets released after resolution) pick the same path. */
+uint32_t ip_flow_hash(const struct rte_mbuf *m, bool v6);
+
+/* The next hop of a FIB value for this packet (groups resolved by hash). */
+static inline struct ip_nh *
+ip_nh_of(uint64_t v, const struct rte_mbuf *m, bool v6)
+{
+	uint32_t id = (uint32_t)v;
+
+	if (id & FIB_GROUP) {
+		/* pairs with the release store in grp_publish() (ctl.c) */
+		const struct ip_nhg *g =
+			__atomic_load_n(&ip_dp.grp[id & ~FIB_GROUP], __ATOMIC_ACQUIRE);
+
+		if (unlikely(g == NULL || g->n == 0))
+			id = NH_ID_NOROUTE;
+		else
+			id = g->nh[ip_flow_hash(m, v6) % g->n];
+	}
+	if (unlikely(id >= ip_dp.max_nh))
+		id = NH_ID_NOROUTE;
+	/* pairs with the release store in nh_publish() (ctl.c) */
+	return __atomic_load_n(&ip_dp.nh[id], __ATOMIC_ACQUIRE);
+}
+
+/* Replace m's MAC header (l2_len bytes) with the next hop's. 0, or -1 when
+ * the mbuf has no headroom for a longer header. */
+static inline int
+ip_l2_rewrite(struct rte_mbuf *m, const struct ip_nh *nh)
+{
+	uint8_t *d;
+
+	if (likely(m->l2_len == nh->l2_len)) {
+		d = rte_pktmbuf_mtod(m, uint8_t *);
+	} else if (m->l2_len > nh->l2_len) {
+		d = (uint8_t *)rte_pktmbuf_adj(m, (uint16_t)(m->l2_len - nh->l2_len));
+	} else {
+		d = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(nh->l2_len - m->l2_len));
+		if (d == NULL)
+			return -1;
+	}
+	if (likely(nh->l2_len == RTE_ETHER_HDR_LEN)) {
+		/* dst+src as 8 + 4 bytes, ethertype with them: two stores
+		 * and one more for the type */
+		memcpy(d, nh->hdr, 8);
+		memcpy(d + 8, nh->hdr + 8, 4);
+		memcpy(d + 12, nh->hdr + 12, 2);
+	} else {
+		memcpy(d, nh->hdr, nh->l2_len);
+	}
+	m->l2_len = nh->l2_len;
+	m->port = nh->port;
+	return 0;
+}
+
+/* ICMP builders (icmp.c): a new frame in reply to m (m untouched), with
+ * m's MAC header (addresses swapped) and src as its IP source. NULL with
+ * no mbuf or nothing to quote. */
+struct rte_mbuf *ip_icmp4_error(struct rte_mempool *mp, struct rte_mbuf *m, rte_be32_t src,
+				uint8_t type, uint8_t code, uint32_t info);
+struct rte_mbuf *ip_icmp6_error(struct rte_mempool *mp, struct rte_mbuf *m, const uint8_t src[16],
+				uint8_t type, uint8_t code, uint32_t info);
+/* May an ICMP error be sent about m (not about an ICMP error, a fragment
+ * other than the first, a multicast or broadcast)? */
+bool ip_icmp4_allowed(const struct rte_mbuf *m);
+bool ip_icmp6_allowed(const struct rte_mbuf *m);
+/* The source address for an ICMP error leaving by port. */
+bool ip_icmp_src4(uint16_t port, rte_be32_t *src);
+bool ip_icmp_src6(uint16_t port, uint8_t src[16]);
+
+/* Control path (neigh.c, ctl.c) */
+struct ip_nhc;
+int ip_neigh_ctl_init(const struct egw_ip_params *p);
+void ip_neigh_ctl_fini(void);
+/* A neighbour next hop for (port, vlan, addr): found or made (INCOMPLETE,
+ * idle), with one more reference. Index or -errno. */
+int ip_neigh_get(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a, bool host_route);
+/* Drop a reference taken by ip_neigh_get(). */
+void ip_neigh_put(uint32_t id);
+void ip_neigh_announce(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a);
+void ip_neigh_info(uint32_t id, struct egw_ip_path *p);
+
+/* ctl.c helpers neigh.c uses */
+int ip_nh_alloc(void);
+void ip_nh_release(uint32_t id);
+int ip_nh_publish(uint32_t id, const struct ip_nh *rec);
+const struct ip_nh *ip_nh_get(uint32_t id);
+struct rte_ether_addr *ip_port_mac(uint16_t port);
+bool ip_port_routed(uint16_t port);
+uint16_t ip_port_mtu(uint16_t port);
+/* Is a an address of edgegw on (port, vlan)? (any vlan with vlan UINT16_MAX) */
+bool ip_addr_is_local(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a);
+/* The address of family on (port, vlan) to use as source toward dst. */
+bool ip_addr_source(uint16_t port, uint16_t vlan, const struct egw_ip_addr *dst,
+		    struct egw_ip_addr *src);
+/* Host route of a neighbour: /32 or /128 to nh id (if no route of that exact
+ * prefix exists). */
+int ip_host_route_add(const struct egw_ip_addr *a, uint32_t id);
+void ip_host_route_del(const struct egw_ip_addr *a, uint32_t id);
+/* The control path's lookup (as the data path does). */
+uint64_t ip_fib_lookup(const struct egw_ip_addr *a);
+uint64_t ip_now_ms(void);
+/* The control path's tx. */
+void ip_ctl_tx(uint16_t port, struct rte_mbuf *m);
+struct rte_mempool *ip_ctl_pool(void);
+void ip_nh_hdr(struct ip_nh *nh, const struct rte_ether_addr *dst, uint16_t port, uint16_t vlan,
+	       bool v6);
+
+/* Control-path counters (X-macro). */
+/* clang-format off */
+#define IP_CTL_COUNTERS(X) \
+	X(arp_rx) \
+	X(arp_bad) \
+	X(arp_not_ours) \
+	X(arp_request_answered) \
+	X(arp_reply_accepted) \
+	X(arp_unsolicited) \
+	X(arp_conflict) \
+	X(arp_sent) \
+	X(nd_rx) \
+	X(nd_bad) \
+	X(nd_ns_answered) \
+	X(nd_na_accepted) \
+	X(nd_unsolicited) \
+	X(nd_ignored) \
+	X(nd_sent) \
+	X(input_ratelimited) \
+	X(solicit_ratelimited) \
+	X(neigh_created) \
+	X(neigh_table_full) \
+	X(neigh_resolved) \
+	X(neigh_failed) \
+	X(neigh_removed) \
+	X(held) \
+	X(held_sent) \
+	X(held_dropped) \
+	X(held_overflow) \
+	X(unresolved_icmp) \
+	X(punt_no_route) \
+	X(ctl_nomem) \
+	X(garp_sent)
+/* clang-format on */
+
+struct ip_ctl_stats {
+#define X(n) uint64_t n;
+	IP_CTL_COUNTERS(X)
+#undef X
+};
+extern struct ip_ctl_stats ip_cs;
+
+#endif /* EGW_IP_PRIVATE_H */

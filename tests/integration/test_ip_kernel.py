@@ -1,0 +1,270 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""ip_kernel: edgegw routes between two Linux network namespaces.
+
+edgegw runs the routed gateway on two net_tap ports; the kernel side of each
+tap is moved into its own namespace (egwA: 192.0.2.2/24, 2001:db8:a::2/64;
+egwB: 198.51.100.2/24, 2001:db8:b::2/64), each with edgegw as its default
+router. The Linux kernel is the neighbour on both sides: it resolves edgegw
+by ARP and ND, edgegw resolves it. Checked with the kernel's own tools:
+ping and ping -6 of edgegw's addresses and through it, traceroute (UDP) that
+shows edgegw as hop 1 (TTL expiry -> ICMP time exceeded from the ingress
+address), a net unreachable for a destination without a route, iperf3 TCP
+both ways. Then hostile frames from a namespace (scapy): TTL 0/1, martian
+sources, the subnet broadcast, lying lengths, an ARP flood from random
+senders: the counters explain every frame and the accounting identity holds.
+
+usage: test_ip_kernel.py EDGEGW
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+import egwtest  # noqa: E402
+
+IF0, IF1 = "egwr0", "egwr1"
+NSA, NSB = "egwA", "egwB"
+
+
+def sh(*cmd, timeout=30):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    return r.returncode, r.stdout.decode(errors="replace")
+
+
+def ns(name, *cmd, timeout=30):
+    # nsenter switches the network namespace only (ip netns exec remounts
+    # /sys, which fails where / is not a mount point)
+    return sh("nsenter", "--net=/run/netns/" + name, "--", *cmd, timeout=timeout)
+
+
+def cleanup():
+    for n in (NSA, NSB):
+        sh("ip", "netns", "del", n)
+
+
+SCAPY_HOSTILE = r"""
+import random, sys
+from scapy.all import Ether, IP, UDP, ARP, Raw, sendp, get_if_hwaddr, conf
+conf.verb = 0
+iface, gwmac = sys.argv[1], sys.argv[2]
+me = get_if_hwaddr(iface)
+f = []
+e = Ether(src=me, dst=gwmac)
+for i in range(10):
+    f.append(e / IP(src="192.0.2.2", dst="198.51.100.2", ttl=1) / UDP(dport=33434 + i))
+    f.append(e / IP(src="192.0.2.2", dst="198.51.100.2", ttl=0) / UDP(dport=33534 + i))
+for s in ("127.0.0.1", "0.1.2.3", "224.0.0.5", "240.0.0.1"):
+    for i in range(5):
+        f.append(e / IP(src=s, dst="198.51.100.2") / UDP(dport=9))
+for i in range(5):
+    f.append(e / IP(src="192.0.2.2", dst="192.0.2.255") / UDP(dport=9))
+    # total length past the frame
+    p = bytearray(bytes(e / IP(src="192.0.2.2", dst="198.51.100.2") / UDP(dport=9) / Raw(b"x" * 20)))
+    p[16:18] = (1400).to_bytes(2, "big")
+    p[24:26] = b"\0\0"
+    f.append(Ether(bytes(p)))
+# unsolicited replies about addresses nobody asked for (before the flood,
+# which the input rate limit cuts)
+for i in range(20):
+    f.append(Ether(src=me, dst=gwmac) /
+             ARP(op=2, hwsrc="02:66:66:66:66:%02x" % i, psrc="192.0.2.%d" % (200 + i),
+                 hwdst=gwmac, pdst="192.0.2.1"))
+random.seed(7)
+for i in range(300):
+    ip = "192.0.2.%d" % random.randint(3, 250)
+    mac = "02:00:%02x:%02x:%02x:%02x" % tuple(random.randint(0, 255) for _ in range(4))
+    f.append(Ether(src=mac, dst="ff:ff:ff:ff:ff:ff") /
+             ARP(op=1, hwsrc=mac, psrc=ip, pdst="192.0.2.1"))
+sendp(f, iface=iface, inter=0.001)
+print("sent", len(f))
+"""
+
+
+def main():
+    binary = sys.argv[1]
+    c = egwtest.Checker("ip_kernel")
+    if not os.path.exists("/dev/net/tun"):
+        c.skip("/dev/net/tun is missing: no net_tap")
+    if os.geteuid() != 0:
+        c.skip("needs root (net_tap, network namespaces)")
+    for tool in ("ping", "traceroute", "iperf3", "nsenter"):
+        if shutil.which(tool) is None:
+            c.skip("%s is not installed (scripts/test installs it)" % tool)
+    for ifname in (IF0, IF1):
+        if os.path.exists("/sys/class/net/" + ifname):
+            c.check(False, "interface %s does not exist before the test" % ifname)
+            c.finish()
+    cleanup()
+    js = c.path("s.json")
+    cmd = c.path("routed.cmd")
+    with open(cmd, "w") as f:
+        f.write("\n".join([
+            "set fwd gateway",
+            "port role 0 uplink",
+            "port role 1 uplink",
+            "ip address add 192.0.2.1/24 port 0",
+            "ip address add 2001:db8:a::1/64 port 0",
+            "ip address add 198.51.100.1/24 port 1",
+            "ip address add 2001:db8:b::1/64 port 1",
+            "show ip address",
+            "show ip route",
+        ]) + "\n")
+    e = egwtest.Running(c, "edgegw", binary,
+                        egwtest.eal_args("ip_kernel") +
+                        ["--vdev", "net_tap0,iface=%s" % IF0, "--vdev", "net_tap1,iface=%s" % IF1],
+                        ["--cmdline-file", cmd, "--auto-start", "--stats-json", js])
+    try:
+        up = egwtest.wait_for(lambda: not e.alive() or (
+            "forwarding started" in e.stdout() and os.path.exists("/sys/class/net/" + IF1)), 30)
+        if not c.check(up and e.alive(), "edgegw up with both taps"):
+            egwtest.show_output(e.stdout(), e.stderr())
+            return
+        out = e.stdout()
+        c.check(re.search(r"192\.0\.2\.0/24 connected port 0", out) is not None,
+                "show ip route: connected route of port 0", "")
+        c.check(re.search(r"fe80::[0-9a-f:]+/64 \(link-local\)", out) is not None,
+                "show ip address: an EUI-64 link-local address")
+        mac0 = open("/sys/class/net/%s/address" % IF0).read().strip()
+        for n, ifn, a4, a6, gw4, gw6 in ((NSA, IF0, "192.0.2.2/24", "2001:db8:a::2/64",
+                                         "192.0.2.1", "2001:db8:a::1"),
+                                        (NSB, IF1, "198.51.100.2/24", "2001:db8:b::2/64",
+                                         "198.51.100.1", "2001:db8:b::1")):
+            sh("ip", "netns", "add", n)
+            rc, o = sh("ip", "link", "set", ifn, "netns", n)
+            if not c.check(rc == 0, "move %s into namespace %s" % (ifn, n), o.strip()):
+                return
+            for args in (["ip", "link", "set", "lo", "up"],
+                         ["ip", "addr", "add", a4, "dev", ifn],
+                         ["ip", "-6", "addr", "add", a6, "dev", ifn, "nodad"],
+                         ["ip", "link", "set", ifn, "up"],
+                         ["ip", "route", "add", "default", "via", gw4],
+                         ["ip", "-6", "route", "add", "default", "via", gw6]):
+                rc, o = ns(n, *args)
+                if rc != 0:
+                    c.check(False, "%s: %s" % (n, " ".join(args)), o.strip())
+                    return
+        time.sleep(1)
+        # the kernel resolves edgegw, edgegw answers its own addresses
+        rc, o = ns(NSA, "ping", "-c", "3", "-i", "0.2", "-W", "2", "192.0.2.1")
+        c.check(rc == 0 and " 0% packet loss" in o, "ping 192.0.2.1 (edgegw) from egwA",
+                o.strip().splitlines()[-2] if o.strip() else "")
+        rc, o = ns(NSA, "ping", "-6", "-c", "3", "-i", "0.2", "-W", "2", "2001:db8:a::1")
+        c.check(rc == 0 and " 0% packet loss" in o, "ping -6 2001:db8:a::1 (edgegw) from egwA",
+                o.strip().splitlines()[-2] if o.strip() else "")
+        # through edgegw: it resolves egwB by ARP/ND and rewrites MACs
+        rc, o = ns(NSA, "ping", "-c", "5", "-i", "0.2", "-W", "2", "198.51.100.2")
+        c.check(rc == 0 and re.search(r" [0-2]0?% packet loss", o) is not None,
+                "ping 198.51.100.2 (egwB) through edgegw",
+                o.strip().splitlines()[-2] if o.strip() else "")
+        m = re.search(r"ttl=(\d+)", o)
+        c.check(m is not None and int(m.group(1)) == 63, "reply TTL 63: one router on the path",
+                m.group(0) if m else "no reply")
+        rc, o = ns(NSA, "ping", "-6", "-c", "5", "-i", "0.2", "-W", "2", "2001:db8:b::2")
+        c.check(rc == 0 and re.search(r" [0-2]0?% packet loss", o) is not None,
+                "ping -6 2001:db8:b::2 (egwB) through edgegw",
+                o.strip().splitlines()[-2] if o.strip() else "")
+        m = re.search(r"ttl=(\d+)", o)
+        c.check(m is not None and int(m.group(1)) == 63, "IPv6 reply hop limit 63",
+                m.group(0) if m else "no reply")
+        # traceroute: hop 1 is edgegw (time exceeded from its ingress address)
+        rc, o = ns(NSA, "traceroute", "-n", "-q", "1", "-w", "2", "-m", "4", "198.51.100.2",
+                   timeout=60)
+        hops = re.findall(r"^\s*(\d+)\s+(\S+)", o, re.M)
+        c.check(("1", "192.0.2.1") in hops, "traceroute: hop 1 is 192.0.2.1", repr(hops))
+        c.check(("2", "198.51.100.2") in hops, "traceroute: hop 2 is 198.51.100.2", repr(hops))
+        rc, o = ns(NSA, "traceroute", "-6", "-n", "-q", "1", "-w", "2", "-m", "4",
+                   "2001:db8:b::2", timeout=60)
+        hops = re.findall(r"^\s*(\d+)\s+(\S+)", o, re.M)
+        c.check(("1", "2001:db8:a::1") in hops, "traceroute -6: hop 1 is 2001:db8:a::1",
+                repr(hops))
+        c.check(("2", "2001:db8:b::2") in hops, "traceroute -6: hop 2 is 2001:db8:b::2",
+                repr(hops))
+        # no route: ICMP net unreachable from edgegw
+        rc, o = ns(NSA, "ping", "-c", "1", "-W", "2", "203.0.113.9")
+        c.check("192.0.2.1" in o and "Unreachable" in o,
+                "ping 203.0.113.9: Destination Net Unreachable from 192.0.2.1",
+                o.strip().splitlines()[1] if len(o.strip().splitlines()) > 1 else o.strip())
+        # TCP both ways
+        srv = subprocess.Popen(["nsenter", "--net=/run/netns/" + NSB, "--", "iperf3", "-s",
+                                "-1", "-B", "198.51.100.2"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        rc, o = ns(NSA, "iperf3", "-c", "198.51.100.2", "-t", "2", "-J", timeout=60)
+        srv.wait(timeout=20)
+        try:
+            r = json.loads(o)
+            bps = r["end"]["sum_received"]["bits_per_second"]
+        except (ValueError, KeyError):
+            bps = 0
+        c.check(rc == 0 and bps > 1e6, "iperf3 TCP egwA -> egwB through edgegw",
+                "%.1f Mbit/s" % (bps / 1e6))
+        srv = subprocess.Popen(["nsenter", "--net=/run/netns/" + NSB, "--", "iperf3", "-s",
+                                "-1", "-B", "198.51.100.2"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        rc, o = ns(NSA, "iperf3", "-c", "198.51.100.2", "-t", "2", "-R", "-J", timeout=60)
+        srv.wait(timeout=20)
+        try:
+            r = json.loads(o)
+            bps = r["end"]["sum_received"]["bits_per_second"]
+        except (ValueError, KeyError):
+            bps = 0
+        c.check(rc == 0 and bps > 1e6, "iperf3 TCP egwB -> egwA (-R) through edgegw",
+                "%.1f Mbit/s" % (bps / 1e6))
+        # hostile frames from egwA
+        script = c.path("hostile.py")
+        with open(script, "w") as f:
+            f.write(SCAPY_HOSTILE)
+        rc, o = ns(NSA, "/usr/bin/python3", script, IF0, mac0, timeout=120)
+        c.check(rc == 0, "hostile frames sent from egwA", o.strip()[-200:])
+        time.sleep(1)
+        c.check(e.alive(), "edgegw still running after the hostile frames")
+    finally:
+        rc = e.stop()
+        cleanup()
+    c.eq(rc, 0, "edgegw exit status")
+    s = egwtest.load_json(c, js)
+    if s is None:
+        c.finish()
+    egwtest.check_identity(c, s)
+    ip = s.get("ip", {})
+    dp, ctl, drops = ip.get("data_path", {}), ip.get("control", {}), ip.get("drops", {})
+    c.check(dp.get("forwarded", 0) > 100, "IP forwarded packets", str(dp.get("forwarded")))
+    c.check(dp.get("echo_replies", 0) >= 6, "echo replies made on the worker",
+            str(dp.get("echo_replies")))
+    c.check(dp.get("icmp_errors", 0) >= 3, "ICMP errors sent (traceroute, unreachable)",
+            str(dp.get("icmp_errors")))
+    c.check(drops.get("ip_ttl_exceeded", 0) >= 20, "TTL 0/1 dropped as ip_ttl_exceeded",
+            str(drops.get("ip_ttl_exceeded")))
+    c.check(drops.get("ip_martian_source", 0) >= 20, "martian sources dropped",
+            str(drops.get("ip_martian_source")))
+    c.check(drops.get("ip_broadcast", 0) >= 5, "subnet broadcast dropped",
+            str(drops.get("ip_broadcast")))
+    c.check(drops.get("ip_bad_header", 0) >= 5, "lying total length dropped",
+            str(drops.get("ip_bad_header")))
+    c.check(ctl.get("arp_request_answered", 0) >= 1, "ARP requests answered",
+            str(ctl.get("arp_request_answered")))
+    c.check(ctl.get("arp_unsolicited", 0) >= 20, "unsolicited ARP replies counted",
+            str(ctl.get("arp_unsolicited")))
+    c.check(ctl.get("arp_request_answered", 0) + ctl.get("input_ratelimited", 0) >= 300,
+            "ARP flood: every request answered or cut by the input rate limit",
+            "%s answered, %s rate limited" % (ctl.get("arp_request_answered"),
+                                              ctl.get("input_ratelimited")))
+    c.check(ctl.get("nd_ns_answered", 0) >= 1, "neighbour solicitations answered",
+            str(ctl.get("nd_ns_answered")))
+    nb = {(n["addr"], n["port"]): n for n in ip.get("neighbours", [])}
+    for a, p in (("192.0.2.2", 0), ("198.51.100.2", 1), ("2001:db8:b::2", 1)):
+        n = nb.get((a, p))
+        c.check(n is not None and n["state"] in ("reachable", "stale", "delay", "probe"),
+                "neighbour %s on port %u resolved" % (a, p), n["state"] if n else "missing")
+    fake = [n for n in ip.get("neighbours", []) if n["mac"].startswith("02:66:66")]
+    c.check(not fake, "unsolicited replies created no neighbour", str(len(fake)))
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
