@@ -7,6 +7,7 @@
  *   ip route load <file>
  *   ip neigh add <addr> <mac> port <N> [vlan <id>]
  *   ip neigh del <addr> port <N> [vlan <id>]
+ *   ip exception add port <N> [name <ifname>] | del port <N>
  *   ip icmp ratelimit <pps> <burst>
  *   show ip address | route [<prefix>|<addr>|summary] | neigh | stats
  * Each checks its words before it changes anything; the library checks the
@@ -161,6 +162,8 @@ address(struct ip_args *a)
 		return;
 	}
 	rc = add ? egw_ip_addr_add(port, vlan, &ad, len) : egw_ip_addr_del(port, vlan, &ad, len);
+	if (rc == 0 && vlan == 0)
+		egw_exception_addr(port, &ad, len, add);
 	if (rc == -EINVAL)
 		egw_cli_fail("ip address %s %s port %u: not a unicast address, a link-local one "
 			     "(edgegw makes its own), or port %u is an access port",
@@ -390,6 +393,33 @@ neigh(struct ip_args *a)
 }
 
 static void
+exception(struct ip_args *a)
+{
+	char err[200];
+	uint16_t port;
+	bool add;
+	int rc;
+
+	add = a->n >= 2 && strcmp(a->w[1], "add") == 0;
+	if ((a->n != 4 && a->n != 6) || (!add && strcmp(a->w[1], "del") != 0) ||
+	    strcmp(a->w[2], "port") != 0 || (a->n == 6 && (!add || strcmp(a->w[4], "name") != 0))) {
+		egw_cli_fail("usage: ip exception add port <N> [name <ifname>]; ip exception del "
+			     "port <N>");
+		return;
+	}
+	if (parse_port(a->w[3], &port, err, sizeof(err)) < 0) {
+		egw_cli_fail("ip exception %s: %s", a->w[1], err);
+		return;
+	}
+	rc = add ? egw_exception_add(port, a->n == 6 ? a->w[5] : NULL, err, sizeof(err))
+		 : egw_exception_del(port, err, sizeof(err));
+	if (rc < 0)
+		egw_cli_fail("ip exception %s port %u: %s", a->w[1], port, err);
+	else
+		printf("ip: exception path of port %u %s\n", port, add ? "added" : "deleted");
+}
+
+static void
 icmp(struct ip_args *a)
 {
 	uint64_t pps, burst;
@@ -434,8 +464,11 @@ cmd_ip(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 		neigh(&a);
 	else if (strcmp(a.w[0], "icmp") == 0)
 		icmp(&a);
+	else if (strcmp(a.w[0], "exception") == 0)
+		exception(&a);
 	else
-		egw_cli_fail("ip: '%s': address, route, neigh or icmp (help ip)", a.w[0]);
+		egw_cli_fail("ip: '%s': address, route, neigh, exception or icmp (help ip)",
+			     a.w[0]);
 	rte_spinlock_unlock(&egw.ctrl_lock);
 }
 
@@ -567,6 +600,7 @@ cmd_show_ip(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 		egw_cli_fail("show ip: IP routing not available");
 	} else if (a.n == 1 && (strcmp(a.w[0], "address") == 0 || strcmp(a.w[0], "addr") == 0)) {
 		egw_ip_addr_walk(show_addr, NULL);
+		egw_exception_show(stdout);
 	} else if (strcmp(a.w[0], "route") == 0 && a.n == 1) {
 		struct show_route_ctx c = {.max = 1000};
 

@@ -76,6 +76,12 @@ egw_control_poll(void)
 	 * sessions freed after their grace period */
 	if (egw.pppoe)
 		total += egw_pppoe_service();
+	/* IP: neighbour timers (states, retries, aging), and what the host's
+	 * stack sent through the exception paths */
+	if (egw.ip) {
+		total += egw_ip_service();
+		total += egw_exception_poll();
+	}
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	return total;
 }

@@ -356,6 +356,18 @@ void egw_ip_addr_str(const struct egw_ip_addr *a, char *buf, size_t len);
 /** A route of type pppoe for a subscriber pool or address (cli_ip.c): 0, or
  *  -errno with a message in err. */
 int egw_ip_cli_session_route(const char *prefix, bool add, char *err, size_t errlen);
+/* exception.c: the kernel exception path of a port (a TUN; under ctrl_lock) */
+int egw_exception_add(uint16_t port, const char *name, char *err, size_t errlen);
+int egw_exception_del(uint16_t port, char *err, size_t errlen);
+/** An address of the port was added or deleted: the host's side follows. */
+void egw_exception_addr(uint16_t port, const struct egw_ip_addr *a, uint8_t len, bool add);
+/** lib/ip's local callback (egw_ip_local_fn). */
+void egw_exception_local(uint16_t port, struct rte_mbuf *m, void *arg);
+/** Control path: route what the host's stack sent. @return frames read. */
+unsigned int egw_exception_poll(void);
+void egw_exception_show(FILE *f);
+void egw_exception_json(FILE *f);
+void egw_exception_fini(void);
 /** True while the gateway routes (not `set fwd gateway xconnect`). */
 bool egw_gateway_routed(void);
 

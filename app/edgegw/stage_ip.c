@@ -16,8 +16,9 @@
  *     or ND go to the control path, which sends them once resolved.
  *   - ICMP errors and echo replies go back where the packet came from:
  *     inside the subscriber's session, or through the outbound SAs.
- *   - Everything else addressed to edgegw is dropped as
- *     ip_local_no_exception: there is no kernel exception path yet.
+ *   - Everything else addressed to edgegw goes to the port's kernel
+ *     exception path (exception.c) if it has one, else it is dropped as
+ *     ip_local_no_exception.
  *
  * `set fwd gateway xconnect` keeps the older behaviour for tests and port
  * pairs: IP crosses between the access and uplink roles unrouted.
@@ -186,6 +187,7 @@ egw_ip_stage_init(void)
 	p.nb_ctx = egw.nb_workers;
 	p.socket = (int)s;
 	p.tx = egw_control_tx;
+	p.local = egw_exception_local;
 	p.max_routes4 = egw.opts.ip_routes;
 	p.max_routes6 = egw.opts.ip6_routes;
 	/* prefixes longer than /24 need a tbl8 group each (fewer when they
@@ -193,7 +195,7 @@ egw_ip_stage_init(void)
 	if (p.max_routes4 != 0)
 		p.tbl8_4 = RTE_MAX(RTE_MIN(p.max_routes4 / 8, 1u << 17), 1024u);
 	if (p.max_routes6 != 0)
-		p.tbl8_6 = RTE_MAX(RTE_MIN(p.max_routes6 * 2, 1u << 20), 1024u);
+		p.tbl8_6 = RTE_MAX(RTE_MIN(p.max_routes6 * 2, 1u << 22), 1024u);
 	if (p.pool == NULL) {
 		fprintf(stderr, "error: IP: no mbuf pool\n");
 		return -ENOMEM;
@@ -254,6 +256,10 @@ egw_ip_stage_fini(void)
 		egw_control_set_handler(EGW_ETH_CLS_ARP, NULL);
 		egw_control_set_handler(EGW_ETH_CLS_IPV4, NULL);
 		egw_control_set_handler(EGW_ETH_CLS_IPV6, NULL);
+		egw_exception_fini();
+		/* the library first: the packets it holds may be fragments
+		 * whose indirect mbufs come from the contexts' pools */
+		egw_ip_fini();
 		for (i = 0; i < egw.nb_workers; i++) {
 			struct egw_worker *w = egw.workers[i];
 
@@ -263,7 +269,6 @@ egw_ip_stage_fini(void)
 			rte_free(w->ip);
 			w->ip = NULL;
 		}
-		egw_ip_fini();
 		egw.ip = false;
 	}
 	rte_spinlock_unlock(&egw.ctrl_lock);
@@ -394,7 +399,9 @@ egw_ip_stage_json(FILE *f)
 		fprintf(f, "%s\"%s\": %u", t ? ", " : "", egw_ip_route_type_name(t), count[1][t]);
 	fprintf(f, "}},\n    \"addresses\": [");
 	egw_ip_addr_walk(json_addr_f, &j);
-	fprintf(f, "],\n    \"neighbours\": [");
+	fprintf(f, "],\n    \"exception\": ");
+	egw_exception_json(f);
+	fprintf(f, ",\n    \"neighbours\": [");
 	j.first = true;
 	egw_ip_neigh_walk(json_neigh_f, &j);
 	fprintf(f, "%s]}", j.first ? "" : "\n    ");

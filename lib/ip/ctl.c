@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 
 #include <rte_errno.h>
+#include <rte_hash.h>
 #include <rte_malloc.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_rib.h>
@@ -56,6 +57,7 @@ struct ip_addr_ent {
 
 struct ip_port_ctl {
 	bool known;
+	bool exception;
 	enum egw_ip_port_kind kind;
 	struct rte_ether_addr mac;
 	uint16_t mtu;
@@ -85,10 +87,13 @@ static struct {
 	uint32_t nh_nfree;
 	uint32_t *grp_free;
 	uint32_t grp_nfree;
+	uint32_t *grp_refs;     /* routes using each group */
+	struct rte_hash *grp_h; /* path set -> group: routes with the same paths share one */
 	unsigned int nh_used;
 	struct ip_port_ctl port[RTE_MAX_ETHPORTS];
 	unsigned int routes[2][EGW_IP_RT_MAX];
 	unsigned int routes_total[2];
+	size_t fib4_bytes, fib6_bytes;
 } ic;
 
 static const char *const drop_names[] = {
@@ -148,6 +153,26 @@ void
 ip_ctl_tx(uint16_t port, struct rte_mbuf *m)
 {
 	ic.p.tx(port, m, ic.p.tx_arg);
+}
+
+static int port_dp_publish(uint16_t port);
+
+bool
+ip_ctl_local(uint16_t port, struct rte_mbuf *m)
+{
+	if (ic.p.local == NULL || port >= RTE_MAX_ETHPORTS || !ic.port[port].exception)
+		return false;
+	ic.p.local(port, m, ic.p.local_arg);
+	return true;
+}
+
+int
+egw_ip_port_exception(uint16_t port, bool on)
+{
+	if (!ic.init || !ip_port_routed(port) || (on && ic.p.local == NULL))
+		return -EINVAL;
+	ic.port[port].exception = on;
+	return port_dp_publish(port);
 }
 
 /* ---- deferred frees ------------------------------------------------------- */
@@ -246,6 +271,8 @@ ip_nh_release(uint32_t id)
 
 	if (id < NH_ID_FIRST_FREE)
 		return;
+	if (old == ip_dp.nh[NH_ID_NOROUTE])
+		old = NULL; /* never published: the shared record is not its own */
 	/* pairs with the acquire load in ip_nh_of(): a worker that read a FIB
 	 * entry naming id just before its removal sees "no route" */
 	__atomic_store_n(&ip_dp.nh[id], ip_dp.nh[NH_ID_NOROUTE], __ATOMIC_RELEASE);
@@ -353,7 +380,7 @@ port_busy(uint16_t port)
 	for (i = 0; i < RTE_DIM(pc->addr); i++)
 		if (pc->addr[i].used)
 			return true;
-	return pc->routes != 0;
+	return pc->routes != 0 || ip_neigh_port_count(port) != 0;
 }
 
 /* Rebuild the record the data path reads for port (ICMP sources). */
@@ -369,18 +396,41 @@ port_dp_publish(uint16_t port)
 	if (d == NULL)
 		return -ENOMEM;
 	d->access = pc->kind == EGW_IP_PORT_ACCESS;
+	d->exception = pc->exception && pc->kind == EGW_IP_PORT_ROUTED;
 	d->mtu = pc->mtu;
 	for (i = 0; i < RTE_DIM(pc->addr); i++) {
 		const struct ip_addr_ent *e = &pc->addr[i];
 
 		if (!e->used)
 			continue;
-		if (e->a.family == AF_INET && !d->has4) {
-			memcpy(&d->addr4, e->a.a, 4);
-			d->has4 = true;
-		} else if (e->a.family == AF_INET6 && !e->link_local && !d->has6) {
-			memcpy(d->addr6, e->a.a, 16);
-			d->has6 = true;
+		if (e->a.family == AF_INET) {
+			unsigned int k;
+
+			if (!d->has4) {
+				memcpy(&d->addr4, e->a.a, 4);
+				d->has4 = true;
+			}
+			for (k = 0; k < d->n4 && d->vlan4[k] != e->vlan; k++)
+				;
+			if (k == d->n4 && k < EGW_IP_ADDR_MAX) {
+				d->vlan4[k] = e->vlan;
+				memcpy(&d->a4[k], e->a.a, 4);
+				d->n4++;
+			}
+		} else if (e->a.family == AF_INET6 && !e->link_local) {
+			unsigned int k;
+
+			if (!d->has6) {
+				memcpy(d->addr6, e->a.a, 16);
+				d->has6 = true;
+			}
+			for (k = 0; k < d->n6 && d->vlan6[k] != e->vlan; k++)
+				;
+			if (k == d->n6 && k < EGW_IP_ADDR_MAX) {
+				d->vlan6[k] = e->vlan;
+				memcpy(d->a6[k], e->a.a, 16);
+				d->n6++;
+			}
 		}
 	}
 	old = ip_dp.port[port];
@@ -411,6 +461,7 @@ egw_ip_port_set(uint16_t port, const struct rte_ether_addr *mac, uint16_t mtu,
 		enum egw_ip_port_kind kind)
 {
 	struct ip_port_ctl *pc;
+	bool changed;
 
 	if (!ic.init || port >= RTE_MAX_ETHPORTS || mac == NULL || mtu < 68 ||
 	    (kind != EGW_IP_PORT_ROUTED && kind != EGW_IP_PORT_ACCESS))
@@ -418,10 +469,31 @@ egw_ip_port_set(uint16_t port, const struct rte_ether_addr *mac, uint16_t mtu,
 	pc = &ic.port[port];
 	if (kind == EGW_IP_PORT_ACCESS && pc->known && pc->kind != kind && port_busy(port))
 		return -EBUSY;
+	changed = pc->known && (pc->mtu != mtu || !rte_is_same_ether_addr(&pc->mac, mac));
 	pc->known = true;
 	pc->kind = kind;
+	if (kind == EGW_IP_PORT_ACCESS)
+		pc->exception = false;
 	pc->mac = *mac;
 	pc->mtu = mtu;
+	if (changed) {
+		/* the next hops of the port copied its MAC and MTU: new records */
+		uint32_t id;
+
+		for (id = NH_ID_FIRST_FREE; id < ip_dp.max_nh; id++) {
+			const struct ip_nh *o = ip_dp.nh[id];
+			struct ip_nh rec;
+
+			if (o == ip_dp.nh[NH_ID_NOROUTE] || o->port != port ||
+			    (o->kind != NH_NEIGH && o->kind != NH_GLEAN && o->kind != NH_LOCAL))
+				continue;
+			rec = *o;
+			memcpy(rec.hdr + 6, mac, RTE_ETHER_ADDR_LEN);
+			rec.mtu = mtu;
+			if (ip_nh_publish(id, &rec) < 0)
+				return -ENOMEM;
+		}
+	}
 	return port_dp_publish(port);
 }
 
@@ -689,8 +761,8 @@ mask(const struct egw_ip_addr *a, uint8_t len)
 	return m;
 }
 
-static bool
-unicast(const struct egw_ip_addr *a)
+bool
+ip_addr_unicast(const struct egw_ip_addr *a)
 {
 	static const uint8_t zero[16];
 
@@ -851,6 +923,8 @@ local_route_add(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a)
 	id = iface_nh(port, vlan, fam_idx(a), NH_LOCAL);
 	if (id < 0)
 		return id;
+	if (t == RT_NEIGH_HOST)
+		ip_neigh_host_route_lost((uint32_t)rib_nh(a, rib_exact(a, hl)));
 	rc = fib_set(a, hl, (uint32_t)id, EGW_IP_RT_LOCAL);
 	if (rc < 0) {
 		iface_put(port, vlan, fam_idx(a), (uint32_t)id);
@@ -886,7 +960,7 @@ egw_ip_addr_add(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a, uint8
 
 	if (!ic.init || a == NULL || port >= RTE_MAX_ETHPORTS || vlan > 4094)
 		return -EINVAL;
-	if (!ip_port_routed(port) || !unicast(a))
+	if (!ip_port_routed(port) || !ip_addr_unicast(a))
 		return -EINVAL;
 	bits = a->family == AF_INET ? 32 : 128;
 	if (len == 0 || len > bits)
@@ -1050,7 +1124,7 @@ path_resolve(struct egw_ip_path *p, char *err, size_t errlen)
 	const struct ip_nh *nh;
 	uint64_t v;
 
-	if (!unicast(&p->gw)) {
+	if (!ip_addr_unicast(&p->gw)) {
 		snprintf(err, errlen, "gateway is not a unicast address");
 		return -EINVAL;
 	}
@@ -1063,7 +1137,8 @@ path_resolve(struct egw_ip_path *p, char *err, size_t errlen)
 	}
 	v = ip_fib_lookup(&p->gw);
 	nh = (v & FIB_GROUP) ? NULL : ip_nh_get((uint32_t)v);
-	if (nh == NULL || nh->kind != NH_GLEAN) {
+	/* a connected network, or a neighbour already known (its host route) */
+	if (nh == NULL || (nh->kind != NH_GLEAN && nh->kind != NH_NEIGH)) {
 		snprintf(err, errlen,
 			 "gateway is on no connected network (add an address, or name "
 			 "the port)");
@@ -1086,11 +1161,44 @@ grp_alloc(void)
 	return (int)ic.grp_free[--ic.grp_nfree];
 }
 
+/* The key of a path set: the next hops in ascending order. */
+struct grp_key {
+	uint32_t n;
+	uint32_t nh[EGW_IP_ECMP_MAX];
+};
+
+static void
+grp_key_of(struct grp_key *k, const uint32_t *ids, unsigned int n)
+{
+	unsigned int i, j;
+
+	memset(k, 0, sizeof(*k));
+	k->n = n;
+	for (i = 0; i < n; i++) {
+		uint32_t x = ids[i];
+
+		for (j = i; j > 0 && k->nh[j - 1] > x; j--)
+			k->nh[j] = k->nh[j - 1];
+		k->nh[j] = x;
+	}
+}
+
 static void
 grp_release(uint32_t gid)
 {
 	struct ip_nhg *g = ip_dp.grp[gid];
+	struct grp_key k;
 	unsigned int i;
+
+	if (ic.grp_refs[gid] > 1) {
+		ic.grp_refs[gid]--;
+		return;
+	}
+	ic.grp_refs[gid] = 0;
+	if (g != NULL) {
+		grp_key_of(&k, g->nh, g->n);
+		rte_hash_del_key(ic.grp_h, &k);
+	}
 
 	/* pairs with the acquire load in ip_nh_of() */
 	__atomic_store_n(&ip_dp.grp[gid], NULL, __ATOMIC_RELEASE);
@@ -1212,6 +1320,22 @@ egw_ip_route_add(const struct egw_ip_addr *prefix, uint8_t len, enum egw_ip_rout
 			v = ids[0];
 			break;
 		}
+		{
+			struct grp_key gk;
+			void *data;
+
+			/* the same paths as another route: its group, and the
+			 * references just taken go back (the group holds its own) */
+			grp_key_of(&gk, ids, n);
+			if (rte_hash_lookup_data(ic.grp_h, &gk, &data) >= 0) {
+				id = (int)(uintptr_t)data;
+				ic.grp_refs[id]++;
+				for (i = 0; i < n; i++)
+					ip_neigh_put(ids[i]);
+				v = (uint32_t)id | FIB_GROUP;
+				break;
+			}
+		}
 		id = grp_alloc();
 		if (id >= 0) {
 			struct ip_nhg *g = rte_zmalloc_socket("egw_ip_nhg", sizeof(*g),
@@ -1221,10 +1345,21 @@ egw_ip_route_add(const struct egw_ip_addr *prefix, uint8_t len, enum egw_ip_rout
 				ic.grp_free[ic.grp_nfree++] = (uint32_t)id;
 				id = -ENOMEM;
 			} else {
+				struct grp_key gk;
+
 				g->n = n;
 				memcpy(g->nh, ids, n * sizeof(ids[0]));
-				/* pairs with the acquire load in ip_nh_of() */
-				__atomic_store_n(&ip_dp.grp[id], g, __ATOMIC_RELEASE);
+				grp_key_of(&gk, ids, n);
+				if (rte_hash_add_key_data(ic.grp_h, &gk, (void *)(uintptr_t)id) <
+				    0) {
+					rte_free(g);
+					ic.grp_free[ic.grp_nfree++] = (uint32_t)id;
+					id = -ENOSPC;
+				} else {
+					ic.grp_refs[id] = 1;
+					/* pairs with the acquire load in ip_nh_of() */
+					__atomic_store_n(&ip_dp.grp[id], g, __ATOMIC_RELEASE);
+				}
 			}
 		}
 		if (id < 0) {
@@ -1237,7 +1372,10 @@ egw_ip_route_add(const struct egw_ip_addr *prefix, uint8_t len, enum egw_ip_rout
 		break;
 	}
 	/* a neighbour's own host route gives way to a configured route of the
-	 * same prefix (ip_host_route_del() then leaves it alone) */
+	 * same prefix; the neighbour forgets it had one, so that it is made
+	 * again (on the next packet to it) if this route goes */
+	if (t == RT_NEIGH_HOST)
+		ip_neigh_host_route_lost((uint32_t)rib_nh(prefix, rib_exact(prefix, len)));
 	rc = fib_set(prefix, len, v, (uint8_t)type);
 	if (rc < 0) {
 		value_put(v);
@@ -1292,6 +1430,9 @@ egw_ip_route_del(const struct egw_ip_addr *prefix, uint8_t len)
 	}
 	for (i = 0; i < np; i++)
 		ic.port[pp[i].port].routes--;
+	/* a known neighbour of that address has its host route again */
+	if (len == (prefix->family == AF_INET ? 32 : 128))
+		ip_neigh_host_route_restore(prefix);
 	return 0;
 }
 
@@ -1305,6 +1446,9 @@ route_info(const struct egw_ip_addr *a, uint8_t len, void *node, struct egw_ip_r
 	r->prefix = *a;
 	r->len = len;
 	r->type = rib_ext(a, node)->type;
+	/* a neighbour's host route is part of its connected network */
+	if (r->type == RT_NEIGH_HOST)
+		r->type = EGW_IP_RT_CONNECTED;
 	if (v & FIB_GROUP) {
 		const struct ip_nhg *g = ip_dp.grp[(uint32_t)v & ~FIB_GROUP];
 		unsigned int i;
@@ -1452,24 +1596,36 @@ egw_ip_route_count(unsigned int count[2][EGW_IP_RT_MAX])
 void
 egw_ip_mem(struct egw_ip_mem *m)
 {
-	uint32_t t8_4 = ic.p.tbl8_4, t8_6 = ic.p.tbl8_6;
-
 	memset(m, 0, sizeof(*m));
 	m->routes4 = ic.routes_total[0];
 	m->routes6 = ic.routes_total[1];
 	m->nh = ic.nh_used;
-	/* what rte_fib/rte_fib6 and their RIBs allocate for these sizes
-	 * (DPDK 22.11 dir24_8.c, trie.c, rib.c): tbl24 of 2^24 entries, tbl8
-	 * groups of 256 entries, 2-byte next hops; RIB nodes of ~64 bytes */
-	m->fib4_bytes =
-		((size_t)1 << 24) * 2 + (size_t)t8_4 * 256 * 2 + (size_t)ic.p.max_routes4 * 64;
-	m->fib6_bytes =
-		((size_t)1 << 24) * 2 + (size_t)t8_6 * 256 * 2 + (size_t)ic.p.max_routes6 * 96;
+	m->neigh = ip_neigh_count();
+	/* measured when the FIBs were made: rte_fib/rte_fib6 allocate their
+	 * tables and RIB node pools (2 x max_routes nodes) up front */
+	m->fib4_bytes = ic.fib4_bytes;
+	m->fib6_bytes = ic.fib6_bytes;
 	m->nh_bytes = (size_t)ip_dp.max_nh * (sizeof(void *) + sizeof(struct ip_nh_ctl) + 4) +
 		      (size_t)ic.nh_used * sizeof(struct ip_nh);
 }
 
 /* ---- init ----------------------------------------------------------------- */
+
+/* Bytes allocated on a socket's heap (any socket: the sum). */
+static size_t
+heap_used(int socket)
+{
+	struct rte_malloc_socket_stats st;
+	size_t n = 0;
+	int s;
+
+	if (socket >= 0 && rte_malloc_get_socket_stats(socket, &st) == 0)
+		return st.heap_allocsz_bytes;
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (rte_malloc_get_socket_stats(s, &st) == 0)
+			n += st.heap_allocsz_bytes;
+	return n;
+}
 
 int
 egw_ip_init(const struct egw_ip_params *p)
@@ -1485,6 +1641,7 @@ egw_ip_init(const struct egw_ip_params *p)
 		{NH_ID_SESSION, NH_SESSION},
 	};
 	unsigned int i;
+	size_t heap0;
 	uint32_t id;
 	int rc;
 
@@ -1509,7 +1666,8 @@ egw_ip_init(const struct egw_ip_params *p)
 		ic.p.max_nh = 16384;
 	if (ic.p.max_neigh == 0)
 		ic.p.max_neigh = 4096;
-	if (ic.p.max_nh < 64 || ic.p.max_nh > IP_NH_LIMIT || ic.p.max_neigh > ic.p.max_nh ||
+	if (ic.p.tbl8_4 >= (1u << 24) || ic.p.tbl8_6 >= (1u << 24) || ic.p.max_nh < 64 ||
+	    ic.p.max_nh > IP_NH_LIMIT || ic.p.max_neigh > ic.p.max_nh ||
 	    ic.p.max_routes4 > (1u << 30) || ic.p.max_routes6 > (1u << 30))
 		return -EINVAL;
 	ip_dp.max_nh = ic.p.max_nh;
@@ -1518,15 +1676,22 @@ egw_ip_init(const struct egw_ip_params *p)
 	ip_dp.icmp_burst = 50;
 	ip_dp.punt_pps = 10000;
 	ip_dp.punt_burst = 256;
+	/* the host's stack: SSH, BGP, OSPF; about 1 Gbit/s of 1500-byte TCP */
+	ip_dp.local_pps = 100000;
+	ip_dp.local_burst = 1024;
 
 	memset(&c4, 0, sizeof(c4));
 	c4.type = RTE_FIB_DIR24_8;
 	c4.default_nh = NH_ID_NOROUTE;
 	c4.max_routes = (int)ic.p.max_routes4;
 	c4.rib_ext_sz = sizeof(struct rt_ext);
-	c4.dir24_8.nh_sz = RTE_FIB_DIR24_8_2B;
+	/* 2-byte entries address at most 2^15 - 1 tbl8 groups: bigger tables
+	 * take 4-byte entries (the values stay below 2^15 either way) */
+	c4.dir24_8.nh_sz = ic.p.tbl8_4 < (1u << 15) ? RTE_FIB_DIR24_8_2B : RTE_FIB_DIR24_8_4B;
 	c4.dir24_8.num_tbl8 = ic.p.tbl8_4;
+	heap0 = heap_used(p->socket);
 	ip_dp.fib4 = rte_fib_create("egw_fib4", p->socket, &c4);
+	ic.fib4_bytes = heap_used(p->socket) - heap0;
 	if (ip_dp.fib4 == NULL) {
 		rc = rte_errno ? -rte_errno : -ENOMEM;
 		goto fail;
@@ -1536,9 +1701,11 @@ egw_ip_init(const struct egw_ip_params *p)
 	c6.default_nh = NH_ID_NOROUTE;
 	c6.max_routes = (int)ic.p.max_routes6;
 	c6.rib_ext_sz = sizeof(struct rt_ext);
-	c6.trie.nh_sz = RTE_FIB6_TRIE_2B;
+	c6.trie.nh_sz = ic.p.tbl8_6 < (1u << 15) ? RTE_FIB6_TRIE_2B : RTE_FIB6_TRIE_4B;
 	c6.trie.num_tbl8 = ic.p.tbl8_6;
+	heap0 = heap_used(p->socket);
 	ip_dp.fib6 = rte_fib6_create("egw_fib6", p->socket, &c6);
+	ic.fib6_bytes = heap_used(p->socket) - heap0;
 	if (ip_dp.fib6 == NULL) {
 		rc = rte_errno ? -rte_errno : -ENOMEM;
 		goto fail;
@@ -1552,8 +1719,21 @@ egw_ip_init(const struct egw_ip_params *p)
 		rte_malloc_socket("egw_ip_nhfree", sizeof(uint32_t) * ip_dp.max_nh, 0, p->socket);
 	ic.grp_free =
 		rte_malloc_socket("egw_ip_grpfree", sizeof(uint32_t) * ip_dp.max_grp, 0, p->socket);
+	ic.grp_refs = rte_zmalloc_socket("egw_ip_grprefs", sizeof(uint32_t) * ip_dp.max_grp, 0,
+					 p->socket);
+	{
+		struct rte_hash_parameters hp = {
+			.name = "egw_ip_grp",
+			.entries = RTE_MAX(ip_dp.max_grp, 8u),
+			.key_len = sizeof(struct grp_key),
+			.hash_func = rte_hash_crc,
+			.socket_id = p->socket,
+		};
+
+		ic.grp_h = rte_hash_create(&hp);
+	}
 	if (ip_dp.nh == NULL || ip_dp.grp == NULL || ic.nhc == NULL || ic.nh_free == NULL ||
-	    ic.grp_free == NULL) {
+	    ic.grp_free == NULL || ic.grp_refs == NULL || ic.grp_h == NULL) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -1635,6 +1815,8 @@ egw_ip_fini(void)
 	rte_free(ic.nhc);
 	rte_free(ic.nh_free);
 	rte_free(ic.grp_free);
+	rte_free(ic.grp_refs);
+	rte_hash_free(ic.grp_h);
 	memset(&ip_dp, 0, sizeof(ip_dp));
 	memset(&ic, 0, sizeof(ic));
 }

@@ -79,6 +79,14 @@ struct egw_ip_addr {
  */
 typedef void (*egw_ip_tx_fn)(uint16_t port, struct rte_mbuf *m, void *arg);
 
+/**
+ * Control path: a packet to edgegw's address on port that the data path
+ * does not answer (not an ICMP echo), for the host's stack (the exception
+ * path of a port that has one: egw_ip_port_exception()). m is an Ethernet
+ * frame (l2_len set). Consumes m.
+ */
+typedef void (*egw_ip_local_fn)(uint16_t port, struct rte_mbuf *m, void *arg);
+
 /** Parameters of egw_ip_init(). */
 struct egw_ip_params {
 	struct rte_rcu_qsbr *qsbr; /**< the data-path threads are its readers */
@@ -87,12 +95,18 @@ struct egw_ip_params {
 	int socket;
 	uint32_t max_routes4; /**< IPv4 prefixes (0: 65536) */
 	uint32_t max_routes6; /**< IPv6 prefixes (0: 16384) */
-	uint32_t tbl8_4;      /**< DIR24_8 tbl8 groups: prefixes longer than /24 (0: 4096) */
-	uint32_t tbl8_6;      /**< TRIE tbl8 groups (0: 16384) */
-	uint32_t max_nh;      /**< next hops, neighbours included, 64..16384 (0: 16384) */
-	uint32_t max_neigh;   /**< neighbours learnt or resolving (0: 4096) */
+	/** DIR24_8 tbl8 groups, below 2^24: prefixes longer than /24 need one per /24
+	 *  they fall in (0: 4096); from 2^15 on the FIB takes 4-byte entries */
+	uint32_t tbl8_4;
+	/** TRIE tbl8 groups, below 2^24: up to 3 per prefix longer than /24
+	 *  (0: 16384); from 2^15 on the FIB takes 4-byte entries */
+	uint32_t tbl8_6;
+	uint32_t max_nh;    /**< next hops, neighbours included, 64..16384 (0: 16384) */
+	uint32_t max_neigh; /**< neighbours learnt or resolving (0: 4096) */
 	egw_ip_tx_fn tx;
 	void *tx_arg;
+	egw_ip_local_fn local; /**< NULL: no exception path */
+	void *local_arg;
 };
 
 /**
@@ -116,6 +130,26 @@ enum egw_ip_port_kind {
  */
 int egw_ip_port_set(uint16_t port, const struct rte_ether_addr *mac, uint16_t mtu,
 		    enum egw_ip_port_kind kind);
+
+/**
+ * Hand the packets to edgegw's addresses on port that the data path does
+ * not answer to the local callback (on), or drop them as
+ * ip_local_no_exception (off, the default).
+ * @return 0, -EINVAL (no such routed port, or no local callback).
+ */
+int egw_ip_port_exception(uint16_t port, bool on);
+
+/**
+ * Control path: route a packet the host's stack sent through an exception
+ * path (a locally originated IPv4 or IPv6 packet behind l2_len bytes of
+ * room for the MAC header; egw_eth_meta() class set): FIB lookup, next hop,
+ * MAC header, sent by the tx callback; an unresolved neighbour holds it as
+ * the data path's packets are held. No TTL decrement. Consumes m.
+ * @return 0 (sent or held), -ENETUNREACH (no route, or a route of a kind
+ *   the control path does not send: blackhole, unreachable, PPPoE,
+ *   edgegw's own address), -EMSGSIZE (above the egress MTU), -EINVAL.
+ */
+int egw_ip_output(struct rte_mbuf *m);
 
 /**
  * Add an address to a port (VLAN 0: untagged): a connected route for its
@@ -256,13 +290,15 @@ int egw_ip_icmp_ratelimit(uint32_t pps, uint32_t burst);
  */
 void egw_ip_ctrl_input(struct rte_mbuf *m);
 
-/** Control path: timers (states, retries, aging), grace periods. @return work done. */
+/** Control path: timers (states, retries, aging), every 100 ms.
+ *  @return 0: timers are not work that should keep the control lcore polling. */
 unsigned int egw_ip_service(void);
 
 /** Control-path counters, name/value pairs. @return the number written (<= max). */
 unsigned int egw_ip_ctrl_counters(const char **names, uint64_t *values, unsigned int max);
 
-/** Table occupancy and memory, for show and the docs. */
+/** Table occupancy and memory (the FIBs' as measured on the heap when they
+ *  were made), for show and the docs. */
 struct egw_ip_mem {
 	unsigned int routes4, routes6, nh, neigh;
 	size_t fib4_bytes, fib6_bytes, nh_bytes;
@@ -275,6 +311,8 @@ struct egw_ip_ctx;
 
 /** Create the data-path context idx (< nb_ctx); pool for ICMP and fragments. */
 struct egw_ip_ctx *egw_ip_ctx_create(unsigned int idx, struct rte_mempool *pool);
+/** Free a context: after egw_ip_fini() (held packets may be fragments made
+ *  from its pools). */
 void egw_ip_ctx_free(struct egw_ip_ctx *c);
 
 /** Per-context data-path counters (other than drops). */

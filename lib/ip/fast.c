@@ -56,6 +56,8 @@ egw_ip_ctx_free(struct egw_ip_ctx *c)
 {
 	if (c == NULL)
 		return;
+	/* held fragments point into this pool: they go first */
+	ip_neigh_drop_pool(c->indirect);
 	rte_mempool_free(c->indirect);
 	rte_free(c);
 }
@@ -97,14 +99,14 @@ drop_icmp(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, bool
 		} else if (v6) {
 			uint8_t src[16];
 
-			if (ip_icmp_src6(port, src))
+			if (ip_icmp_src6(port, ip_vlan_of(m), src))
 				e = ip_icmp6_error(c->pool, m, src, type, code, info);
 			else
 				r = EGW_IP_DROP_ICMP_NO_SOURCE;
 		} else {
 			rte_be32_t src;
 
-			if (ip_icmp_src4(port, &src))
+			if (ip_icmp_src4(port, ip_vlan_of(m), &src))
 				e = ip_icmp4_error(c->pool, m, src, type, code, info);
 			else
 				r = EGW_IP_DROP_ICMP_NO_SOURCE;
@@ -233,13 +235,14 @@ check6(struct rte_mbuf *m, enum egw_ip_drop *r)
 /* ICMP echo request to edgegw: answered in place (1), or not an echo (0),
  * or a bad one (-1). */
 static int
-echo4(struct rte_mbuf *m, const struct ip_nh *nh)
+echo4(struct rte_mbuf *m)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, m->l2_len);
 	uint32_t hl = (ip->version_ihl & 0xf) * 4u, tl = rte_be_to_cpu_16(ip->total_length);
 	uint16_t sum;
 	struct rte_icmp_hdr *ic;
 	struct rte_ether_hdr *eh;
+	struct rte_ether_addr mac;
 	rte_be32_t a;
 
 	if (ip->next_proto_id != IPPROTO_ICMP ||
@@ -263,19 +266,23 @@ echo4(struct rte_mbuf *m, const struct ip_nh *nh)
 	ip->time_to_live = 64;
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	/* back the way it came: the received MAC addresses swapped (the
+	 * frame was unicast to the ingress port) */
 	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	mac = eh->dst_addr;
 	eh->dst_addr = eh->src_addr;
-	memcpy(&eh->src_addr, nh->hdr + 6, 6);
+	eh->src_addr = mac;
 	return 1;
 }
 
 static int
-echo6(struct rte_mbuf *m, const struct ip_nh *nh)
+echo6(struct rte_mbuf *m)
 {
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, m->l2_len);
 	uint32_t pl = rte_be_to_cpu_16(ip->payload_len), s32;
 	uint16_t sum;
 	struct rte_ether_hdr *eh;
+	struct rte_ether_addr mac;
 	uint8_t *ic, a[16];
 	uint16_t ck;
 
@@ -301,9 +308,12 @@ echo6(struct rte_mbuf *m, const struct ip_nh *nh)
 	memcpy(ip->src_addr, ip->dst_addr, 16);
 	memcpy(ip->dst_addr, a, 16);
 	ip->hop_limits = 64;
+	/* back the way it came: the received MAC addresses swapped (the
+	 * frame was unicast to the ingress port) */
 	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	mac = eh->dst_addr;
 	eh->dst_addr = eh->src_addr;
-	memcpy(&eh->src_addr, nh->hdr + 6, 6);
+	eh->src_addr = mac;
 	return 1;
 }
 
@@ -329,7 +339,7 @@ emit(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip
      uint64_t now)
 {
 	if (likely(nh->flags & NH_F_VALID)) {
-		if (unlikely(ip_l2_rewrite(m, nh) < 0)) {
+		if (unlikely(res->n_out == EGW_IP_MAX_OUT || ip_l2_rewrite(m, nh) < 0)) {
 			drop(res, m, EGW_IP_DROP_FRAG_FAILED);
 			return;
 		}
@@ -418,7 +428,7 @@ fwd4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip
 		memcpy(&new_, &ip->time_to_live, 2);
 		ip->hdr_checksum = egw_ip_cksum_adjust(ip->hdr_checksum, old, new_);
 	}
-	ST_ADD(c, forwarded, 1);
+	c->fwd_burst++;
 	if (nh->kind == NH_SESSION) {
 		res->sess[res->n_sess++] = m;
 		return;
@@ -458,7 +468,7 @@ fwd6(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip
 	}
 	if (!(flags & EGW_IP_F_LOCAL_ORIGIN))
 		ip->hop_limits--;
-	ST_ADD(c, forwarded, 1);
+	c->fwd_burst++;
 	if (nh->kind == NH_SESSION) {
 		res->sess[res->n_sess++] = m;
 		return;
@@ -469,7 +479,7 @@ fwd6(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip
 static inline void
 local(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh, bool v6)
 {
-	int e = v6 ? echo6(m, nh) : echo4(m, nh);
+	int e = v6 ? echo6(m) : echo4(m);
 
 	if (e > 0) {
 		res->reply[res->n_reply++] = m;
@@ -477,8 +487,25 @@ local(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct i
 	} else if (e < 0) {
 		drop(res, m, EGW_IP_DROP_ECHO_BAD);
 	} else {
-		res->local[res->n_local++] = m;
+		/* pairs with the release store in port_dp_publish() (ctl.c) */
+		const struct ip_port_dp *pd =
+			__atomic_load_n(&ip_dp.port[nh->port], __ATOMIC_ACQUIRE);
+
 		ST_ADD(c, local, 1);
+		if (pd != NULL && pd->exception) {
+			/* the host's stack, through the control path */
+			if (!ip_tb_take(&c->local_tb, rte_get_tsc_cycles(), ip_dp.local_pps,
+					ip_dp.local_burst) ||
+			    res->n_ctrl == EGW_IP_MAX_BURST) {
+				drop(res, m, EGW_IP_DROP_LOCAL_CTRL_LIMIT);
+				return;
+			}
+			egw_eth_meta(m)->reserved = IP_META_LOCAL;
+			m->hash.usr = nh->port;
+			res->ctrl[res->n_ctrl++] = m;
+			return;
+		}
+		res->local[res->n_local++] = m;
 	}
 }
 
@@ -530,6 +557,7 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 	}
 	if (k == 0)
 		return;
+	c->fwd_burst = 0;
 	if (!v6)
 		rte_fib_lookup_bulk(ip_dp.fib4, c->dst4, c->nhv, k);
 	else
@@ -539,6 +567,11 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 		struct rte_mbuf *m = good[i];
 		struct ip_nh *nh = ip_nh_of(c->nhv[i], m, v6);
 
+		/* RFC 4291 2.5.6: a link-local destination is ours or nobody's */
+		if (v6 && unlikely(v6_link_local(c->dst6[i])) && nh->kind != NH_LOCAL) {
+			drop(res, m, EGW_IP_DROP_MARTIAN_DST);
+			continue;
+		}
 		switch (nh->kind) {
 		case NH_NEIGH:
 		case NH_GLEAN:
@@ -560,5 +593,7 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 				  port);
 			break;
 		}
-	}
+	} /* once per burst: the counter's line is written once */
+	if (c->fwd_burst != 0)
+		ST_ADD(c, forwarded, c->fwd_burst);
 }

@@ -54,13 +54,20 @@ ip_flow_hash(const struct rte_mbuf *m, bool v6)
 }
 
 bool
-ip_icmp_src4(uint16_t port, rte_be32_t *src)
+ip_icmp_src4(uint16_t port, uint16_t vlan, rte_be32_t *src)
 {
 	/* pairs with the release store in port_dp_publish() (ctl.c) */
 	const struct ip_port_dp *d = port < RTE_MAX_ETHPORTS
 					     ? __atomic_load_n(&ip_dp.port[port], __ATOMIC_ACQUIRE)
 					     : NULL;
+	unsigned int i;
 
+	for (i = 0; d != NULL && i < d->n4; i++) {
+		if (d->vlan4[i] == vlan) {
+			*src = d->a4[i];
+			return true;
+		}
+	}
 	if (d != NULL && d->has4) {
 		*src = d->addr4;
 		return true;
@@ -72,13 +79,20 @@ ip_icmp_src4(uint16_t port, rte_be32_t *src)
 }
 
 bool
-ip_icmp_src6(uint16_t port, uint8_t src[16])
+ip_icmp_src6(uint16_t port, uint16_t vlan, uint8_t src[16])
 {
 	/* pairs with the release store in port_dp_publish() (ctl.c) */
 	const struct ip_port_dp *d = port < RTE_MAX_ETHPORTS
 					     ? __atomic_load_n(&ip_dp.port[port], __ATOMIC_ACQUIRE)
 					     : NULL;
+	unsigned int i;
 
+	for (i = 0; d != NULL && i < d->n6; i++) {
+		if (d->vlan6[i] == vlan) {
+			memcpy(src, d->a6[i], 16);
+			return true;
+		}
+	}
 	if (d != NULL && d->has6) {
 		memcpy(src, d->addr6, 16);
 		return true;

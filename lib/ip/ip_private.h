@@ -64,6 +64,9 @@ enum ip_nh_kind {
 /* egw_eth_meta()->reserved of a packet the data path hands to the control
  * path to wait for resolution (ND frames have it clear). */
 #define IP_META_PUNT 0x1
+/* ... and of a packet for the exception path (m->hash.usr: the port that
+ * owns the address) */
+#define IP_META_LOCAL 0x2
 
 /*
  * What the data path reads of a next hop: one cache line, immutable once
@@ -94,10 +97,17 @@ struct ip_nhg {
  * replaced through RCU. */
 struct ip_port_dp {
 	bool access;
+	bool exception; /* local packets go to the exception path */
 	bool has4, has6;
-	rte_be32_t addr4;
+	rte_be32_t addr4; /* the port's first address, any VLAN */
 	uint8_t addr6[16];
 	uint16_t mtu;
+	/* the first address of each VLAN interface (RFC 1812 4.3.2.4: the
+	 * source of an ICMP error is the interface it leaves by) */
+	uint8_t n4, n6;
+	uint16_t vlan4[EGW_IP_ADDR_MAX], vlan6[EGW_IP_ADDR_MAX];
+	rte_be32_t a4[EGW_IP_ADDR_MAX];
+	uint8_t a6[EGW_IP_ADDR_MAX][16];
 };
 
 /* Everything the data path reads, written by the control path. */
@@ -113,6 +123,7 @@ struct ip_dp {
 	uint8_t any6[16];
 	uint32_t icmp_pps, icmp_burst;
 	uint32_t punt_pps, punt_burst;
+	uint32_t local_pps, local_burst;
 };
 extern struct ip_dp ip_dp;
 
@@ -131,7 +142,8 @@ ip_tb_take(struct ip_tb *tb, uint64_t now, uint32_t pps, uint32_t burst)
 		tb->tokens = (uint64_t)burst * 1024;
 		tb->last = now;
 	} else if (now > tb->last) {
-		add = (now - tb->last) * pps * 1024 / hz;
+		/* 128 bits: cycles (< hz) x pps x 1024 overflows 64 */
+		add = (uint64_t)((unsigned __int128)(now - tb->last) * pps * 1024 / hz);
 		if (add != 0) {
 			tb->tokens += add;
 			tb->last = now;
@@ -153,7 +165,9 @@ struct egw_ip_ctx {
 	struct rte_mempool *indirect; /* fragments' indirect mbufs */
 	struct ip_tb icmp_tb;
 	struct ip_tb punt_tb;
+	struct ip_tb local_tb;
 	struct egw_ip_ctx_stats st;
+	uint32_t fwd_burst; /* forwarded in this burst, added to st once */
 	/* scratch of one burst */
 	uint32_t dst4[EGW_IP_MAX_BURST];
 	uint8_t dst6[EGW_IP_MAX_BURST][16];
@@ -228,8 +242,14 @@ struct rte_mbuf *ip_icmp6_error(struct rte_mempool *mp, struct rte_mbuf *m, cons
 bool ip_icmp4_allowed(const struct rte_mbuf *m);
 bool ip_icmp6_allowed(const struct rte_mbuf *m);
 /* The source address for an ICMP error leaving by port. */
-bool ip_icmp_src4(uint16_t port, rte_be32_t *src);
-bool ip_icmp_src6(uint16_t port, uint8_t src[16]);
+bool ip_icmp_src4(uint16_t port, uint16_t vlan, rte_be32_t *src);
+bool ip_icmp_src6(uint16_t port, uint16_t vlan, uint8_t src[16]);
+/* The VLAN a classified frame came in on (0: untagged). */
+static inline uint16_t
+ip_vlan_of(struct rte_mbuf *m)
+{
+	return egw_eth_meta(m)->n_vlan != 0 ? (uint16_t)(m->vlan_tci & 0xfff) : 0;
+}
 
 /* Control path (neigh.c, ctl.c) */
 struct ip_nhc;
@@ -242,6 +262,17 @@ int ip_neigh_get(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a, bool
 void ip_neigh_put(uint32_t id);
 void ip_neigh_announce(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a);
 void ip_neigh_info(uint32_t id, struct egw_ip_path *p);
+unsigned int ip_neigh_count(void);
+/* Neighbours on a port. */
+unsigned int ip_neigh_port_count(uint16_t port);
+/* A configured route took the neighbour's host route (next hop id). */
+void ip_neigh_host_route_lost(uint32_t id);
+/* A configured host route of a went: a neighbour of that address gets its
+ * own back. */
+void ip_neigh_host_route_restore(const struct egw_ip_addr *a);
+/* Free the held packets that hold mbufs of mp (a context's pool going). */
+void ip_neigh_drop_pool(const struct rte_mempool *mp);
+bool ip_addr_unicast(const struct egw_ip_addr *a);
 
 /* ctl.c helpers neigh.c uses */
 int ip_nh_alloc(void);
@@ -263,8 +294,9 @@ void ip_host_route_del(const struct egw_ip_addr *a, uint32_t id);
 /* The control path's lookup (as the data path does). */
 uint64_t ip_fib_lookup(const struct egw_ip_addr *a);
 uint64_t ip_now_ms(void);
-/* The control path's tx. */
+/* The control path's tx, and its exception callback (false: none). */
 void ip_ctl_tx(uint16_t port, struct rte_mbuf *m);
+bool ip_ctl_local(uint16_t port, struct rte_mbuf *m);
 struct rte_mempool *ip_ctl_pool(void);
 void ip_nh_hdr(struct ip_nh *nh, const struct rte_ether_addr *dst, uint16_t port, uint16_t vlan,
 	       bool v6);
@@ -301,7 +333,12 @@ void ip_nh_hdr(struct ip_nh *nh, const struct rte_ether_addr *dst, uint16_t port
 	X(unresolved_icmp) \
 	X(punt_no_route) \
 	X(ctl_nomem) \
-	X(garp_sent)
+	X(garp_sent) \
+	X(exception_rx) \
+	X(exception_no_path) \
+	X(exception_tx) \
+	X(exception_no_route) \
+	X(exception_too_big)
 /* clang-format on */
 
 struct ip_ctl_stats {

@@ -114,7 +114,8 @@ ip_neigh_ctl_init(const struct egw_ip_params *p)
 	nt.max = p->max_neigh;
 	memset(&hp, 0, sizeof(hp));
 	hp.name = "egw_ip_neigh";
-	hp.entries = nt.max < 8 ? 8 : nt.max;
+	/* room to spare: a cuckoo hash can refuse a key before it is full */
+	hp.entries = 2 * (nt.max < 8 ? 8 : nt.max);
 	hp.key_len = sizeof(struct neigh_key);
 	hp.hash_func = rte_hash_crc;
 	hp.socket_id = p->socket;
@@ -281,7 +282,8 @@ ip_neigh_get(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a, bool hos
 		n = neigh_create(port, vlan, a);
 	if (n == NULL)
 		return -ENOSPC;
-	if (host_route) {
+	/* a link-local address is per link: no host route in the one FIB */
+	if (host_route && !(a->family == AF_INET6 && a->a[0] == 0xfe && (a->a[1] & 0xc0) == 0x80)) {
 		if (!n->host_route && ip_host_route_add(&n->a, n->id) == 0)
 			n->host_route = true;
 	} else {
@@ -301,6 +303,114 @@ ip_neigh_put(uint32_t id)
 		n->refs--;
 	if (n->refs == 0 && !n->host_route && n->state != EGW_IP_NS_PERMANENT)
 		neigh_remove(n);
+}
+
+unsigned int
+ip_neigh_count(void)
+{
+	return nt.count;
+}
+
+unsigned int
+ip_neigh_port_count(uint16_t port)
+{
+	unsigned int n = 0;
+	uint32_t i;
+
+	for (i = 0; nt.tab != NULL && i < nt.max; i++)
+		if (nt.tab[i].used && nt.tab[i].port == port)
+			n++;
+	return n;
+}
+
+void
+ip_neigh_host_route_lost(uint32_t id)
+{
+	struct neigh *n = neigh_of_nh(id);
+
+	if (n != NULL)
+		n->host_route = false;
+}
+
+/* Is a on a network of (port, vlan): a connected prefix there (or a
+ * neighbour already there), or IPv6 link-local? Only such senders are
+ * learnt: a host route for any other would hijack its traffic. */
+static bool
+on_link(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a)
+{
+	const struct ip_nh *nh;
+	uint64_t v;
+	uint16_t nv;
+
+	if (a->family == AF_INET6 && a->a[0] == 0xfe && (a->a[1] & 0xc0) == 0x80)
+		return true;
+	v = ip_fib_lookup(a);
+	if (v & FIB_GROUP)
+		return false;
+	nh = ip_nh_get((uint32_t)v);
+	if (nh == NULL || nh->port != port)
+		return false;
+	if (nh->kind == NH_NEIGH) {
+		/* its own host route, not a gateway's route */
+		const struct neigh *n = neigh_of_nh((uint32_t)v);
+
+		if (n == NULL || memcmp(n->a.a, a->a, 16) != 0)
+			return false;
+	} else if (nh->kind != NH_GLEAN) {
+		return false;
+	}
+	nv = nh->l2_len > RTE_ETHER_HDR_LEN ? (uint16_t)((nh->hdr[14] << 8 | nh->hdr[15]) & 0xfff)
+					    : 0;
+	return nv == vlan;
+}
+
+void
+ip_neigh_host_route_restore(const struct egw_ip_addr *a)
+{
+	uint32_t i;
+
+	for (i = 0; nt.tab != NULL && i < nt.max; i++) {
+		struct neigh *n = &nt.tab[i];
+
+		if (n->used && !n->host_route && n->a.family == a->family &&
+		    memcmp(n->a.a, a->a, 16) == 0 && on_link(n->port, n->vlan, &n->a) &&
+		    ip_host_route_add(&n->a, n->id) == 0) {
+			n->host_route = true;
+			return;
+		}
+	}
+}
+
+static bool
+uses_pool(const struct rte_mbuf *m, const struct rte_mempool *mp)
+{
+	for (; m != NULL; m = m->next)
+		if (m->pool == mp)
+			return true;
+	return false;
+}
+
+void
+ip_neigh_drop_pool(const struct rte_mempool *mp)
+{
+	uint32_t i;
+	unsigned int k, j;
+
+	for (i = 0; nt.tab != NULL && i < nt.max; i++) {
+		struct neigh *n = &nt.tab[i];
+
+		if (!n->used)
+			continue;
+		for (k = 0, j = 0; k < n->nhold; k++) {
+			if (uses_pool(n->hold[k], mp)) {
+				rte_pktmbuf_free(n->hold[k]);
+				ip_cs.held_dropped++;
+			} else {
+				n->hold[j++] = n->hold[k];
+			}
+		}
+		n->nhold = (uint8_t)j;
+	}
 }
 
 void
@@ -531,12 +641,12 @@ hold_fail(struct neigh *n)
 			if (n->a.family == AF_INET) {
 				rte_be32_t src;
 
-				if (ip_icmp4_allowed(m) && ip_icmp_src4(in, &src))
+				if (ip_icmp4_allowed(m) && ip_icmp_src4(in, ip_vlan_of(m), &src))
 					r = ip_icmp4_error(ip_ctl_pool(), m, src, 3, 1, 0);
 			} else {
 				uint8_t src[16];
 
-				if (ip_icmp6_allowed(m) && ip_icmp_src6(in, src))
+				if (ip_icmp6_allowed(m) && ip_icmp_src6(in, ip_vlan_of(m), src))
 					r = ip_icmp6_error(ip_ctl_pool(), m, src, 1, 3, 0);
 			}
 		}
@@ -652,7 +762,7 @@ arp_input(struct rte_mbuf *m)
 
 		/* RFC 826: the sender of a request for us is worth knowing
 		 * (an RFC 5227 probe, from 0.0.0.0, teaches nothing) */
-		if (s != 0) {
+		if (s != 0 && (n != NULL || on_link(port, vlan, &sip))) {
 			if (n == NULL && ip_neigh_get(port, vlan, &sip, true) >= 0)
 				n = neigh_find(port, vlan, &sip);
 			if (n != NULL)
@@ -781,9 +891,14 @@ nd_input(struct rte_mbuf *m)
 			goto free;
 		}
 		to = lla != NULL ? *lla : rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->src_addr;
+		if (!dad && ip_addr_is_local(port, vlan, &src)) {
+			ip_cs.arp_conflict++; /* someone else uses our address */
+			goto free;
+		}
 		if (!dad && lla != NULL) {
 			n = neigh_find(port, vlan, &src);
-			if (n == NULL && ip_neigh_get(port, vlan, &src, true) >= 0)
+			if (n == NULL && on_link(port, vlan, &src) &&
+			    ip_neigh_get(port, vlan, &src, true) >= 0)
 				n = neigh_find(port, vlan, &src);
 			if (n != NULL)
 				neigh_update(n, lla, false, true);
@@ -892,6 +1007,58 @@ punt_input(struct rte_mbuf *m, bool v6)
 		neigh_solicit(n, false);
 }
 
+int
+egw_ip_output(struct rte_mbuf *m)
+{
+	const struct egw_eth_meta *meta = egw_eth_meta(m);
+	bool v6 = meta->cls == EGW_ETH_CLS_IPV6;
+	struct egw_ip_addr dst;
+	const struct ip_nh *nh;
+	uint32_t len;
+
+	if (nt.tab == NULL || (meta->cls != EGW_ETH_CLS_IPV4 && !v6) ||
+	    m->data_len <
+		    m->l2_len + (v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr))) {
+		ip_cs.exception_no_route++;
+		rte_pktmbuf_free(m);
+		return -EINVAL;
+	}
+	memset(&dst, 0, sizeof(dst));
+	if (v6) {
+		const struct rte_ipv6_hdr *ip =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, m->l2_len);
+
+		dst.family = AF_INET6;
+		memcpy(dst.a, ip->dst_addr, 16);
+		len = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+	} else {
+		const struct rte_ipv4_hdr *ip =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, m->l2_len);
+
+		dst.family = AF_INET;
+		memcpy(dst.a, &ip->dst_addr, 4);
+		len = rte_be_to_cpu_16(ip->total_length);
+	}
+	nh = ip_nh_of(ip_fib_lookup(&dst), m, v6);
+	if (nh->kind != NH_NEIGH && nh->kind != NH_GLEAN) {
+		ip_cs.exception_no_route++;
+		rte_pktmbuf_free(m);
+		return -ENETUNREACH;
+	}
+	if (len > nh->mtu) {
+		/* the host's interface has the port's MTU: it fragments or
+		 * learns the path MTU itself */
+		ip_cs.exception_too_big++;
+		rte_pktmbuf_free(m);
+		return -EMSGSIZE;
+	}
+	ip_cs.exception_tx++;
+	/* as a packet the data path could not send: sent now if the next
+	 * hop is resolved, else held while it is */
+	punt_input(m, v6);
+	return 0;
+}
+
 void
 egw_ip_ctrl_input(struct rte_mbuf *m)
 {
@@ -899,6 +1066,16 @@ egw_ip_ctrl_input(struct rte_mbuf *m)
 
 	if (nt.tab == NULL) {
 		rte_pktmbuf_free(m);
+		return;
+	}
+	if (meta->cls != EGW_ETH_CLS_ARP && (meta->reserved & IP_META_LOCAL)) {
+		egw_eth_meta(m)->reserved = 0;
+		ip_cs.exception_rx++;
+		if (!ip_ctl_local((uint16_t)m->hash.usr, m)) {
+			/* the exception path went meanwhile */
+			ip_cs.exception_no_path++;
+			rte_pktmbuf_free(m);
+		}
 		return;
 	}
 	if (meta->cls == EGW_ETH_CLS_ARP || !(meta->reserved & IP_META_PUNT)) {
@@ -1005,7 +1182,7 @@ egw_ip_service(void)
 	if (nt.tab == NULL || now - nt.last_scan < 100)
 		return 0;
 	nt.last_scan = now;
-	for (i = 0; i < nt.max && work < nt.count; i++) {
+	for (i = 0; i < nt.max; i++) {
 		if (!nt.tab[i].used)
 			continue;
 		work++;
@@ -1022,7 +1199,7 @@ egw_ip_neigh_add(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a,
 	int r;
 
 	if (a == NULL || mac == NULL || !mac_unicast(mac) || vlan > 4094 || !ip_port_routed(port) ||
-	    (a->family != AF_INET && a->family != AF_INET6) || nt.tab == NULL)
+	    !ip_addr_unicast(a) || nt.tab == NULL)
 		return -EINVAL;
 	if (ip_addr_is_local(port, UINT16_MAX, a))
 		return -EINVAL;

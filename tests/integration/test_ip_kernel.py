@@ -2,14 +2,15 @@
 """ip_kernel: edgegw routes between two Linux network namespaces.
 
 edgegw runs the routed gateway on two net_tap ports; the kernel side of each
-tap is moved into its own namespace (egwA: 192.0.2.2/24, 2001:db8:a::2/64;
+tap is moved into its own namespace (egwA: 203.0.113.2/24, 2001:db8:a::2/64;
 egwB: 198.51.100.2/24, 2001:db8:b::2/64), each with edgegw as its default
 router. The Linux kernel is the neighbour on both sides: it resolves edgegw
 by ARP and ND, edgegw resolves it. Checked with the kernel's own tools:
 ping and ping -6 of edgegw's addresses and through it, traceroute (UDP) that
 shows edgegw as hop 1 (TTL expiry -> ICMP time exceeded from the ingress
 address), a net unreachable for a destination without a route, iperf3 TCP
-both ways. Then hostile frames from a namespace (scapy): TTL 0/1, martian
+both ways, and TCP (IPv4 and IPv6) to a listener of the host's own stack
+on edgegw's address through port 0's kernel exception path (egwx0). Then hostile frames from a namespace (scapy): TTL 0/1, martian
 sources, the subnet broadcast, lying lengths, an ARP flood from random
 senders: the counters explain every frame and the accounting identity holds.
 
@@ -55,15 +56,15 @@ me = get_if_hwaddr(iface)
 f = []
 e = Ether(src=me, dst=gwmac)
 for i in range(10):
-    f.append(e / IP(src="192.0.2.2", dst="198.51.100.2", ttl=1) / UDP(dport=33434 + i))
-    f.append(e / IP(src="192.0.2.2", dst="198.51.100.2", ttl=0) / UDP(dport=33534 + i))
+    f.append(e / IP(src="203.0.113.2", dst="198.51.100.2", ttl=1) / UDP(dport=33434 + i))
+    f.append(e / IP(src="203.0.113.2", dst="198.51.100.2", ttl=0) / UDP(dport=33534 + i))
 for s in ("127.0.0.1", "0.1.2.3", "224.0.0.5", "240.0.0.1"):
     for i in range(5):
         f.append(e / IP(src=s, dst="198.51.100.2") / UDP(dport=9))
 for i in range(5):
-    f.append(e / IP(src="192.0.2.2", dst="192.0.2.255") / UDP(dport=9))
+    f.append(e / IP(src="203.0.113.2", dst="203.0.113.255") / UDP(dport=9))
     # total length past the frame
-    p = bytearray(bytes(e / IP(src="192.0.2.2", dst="198.51.100.2") / UDP(dport=9) / Raw(b"x" * 20)))
+    p = bytearray(bytes(e / IP(src="203.0.113.2", dst="198.51.100.2") / UDP(dport=9) / Raw(b"x" * 20)))
     p[16:18] = (1400).to_bytes(2, "big")
     p[24:26] = b"\0\0"
     f.append(Ether(bytes(p)))
@@ -71,17 +72,39 @@ for i in range(5):
 # which the input rate limit cuts)
 for i in range(20):
     f.append(Ether(src=me, dst=gwmac) /
-             ARP(op=2, hwsrc="02:66:66:66:66:%02x" % i, psrc="192.0.2.%d" % (200 + i),
-                 hwdst=gwmac, pdst="192.0.2.1"))
+             ARP(op=2, hwsrc="02:66:66:66:66:%02x" % i, psrc="203.0.113.%d" % (200 + i),
+                 hwdst=gwmac, pdst="203.0.113.1"))
 random.seed(7)
 for i in range(300):
-    ip = "192.0.2.%d" % random.randint(3, 250)
+    ip = "203.0.113.%d" % random.randint(3, 250)
     mac = "02:00:%02x:%02x:%02x:%02x" % tuple(random.randint(0, 255) for _ in range(4))
     f.append(Ether(src=mac, dst="ff:ff:ff:ff:ff:ff") /
-             ARP(op=1, hwsrc=mac, psrc=ip, pdst="192.0.2.1"))
+             ARP(op=1, hwsrc=mac, psrc=ip, pdst="203.0.113.1"))
 sendp(f, iface=iface, inter=0.001)
 print("sent", len(f))
 """
+
+
+LISTENER = r'''
+import socket, sys
+s = socket.socket(getattr(socket, sys.argv[1]), socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[2], 2222))
+s.listen(1)
+s.settimeout(10)
+c, a = s.accept()
+d = c.recv(100)
+c.sendall(b"reply:" + d)
+c.close()
+print("served", a[0])
+'''
+
+CONNECTOR = r'''
+import socket, sys
+s = socket.create_connection((sys.argv[2], 2222), timeout=5)
+s.sendall(b"edgegw-exception-test")
+print(s.recv(100).decode())
+'''
 
 
 def main():
@@ -106,10 +129,11 @@ def main():
             "set fwd gateway",
             "port role 0 uplink",
             "port role 1 uplink",
-            "ip address add 192.0.2.1/24 port 0",
+            "ip address add 203.0.113.1/24 port 0",
             "ip address add 2001:db8:a::1/64 port 0",
             "ip address add 198.51.100.1/24 port 1",
             "ip address add 2001:db8:b::1/64 port 1",
+            "ip exception add port 0",
             "show ip address",
             "show ip route",
         ]) + "\n")
@@ -124,13 +148,13 @@ def main():
             egwtest.show_output(e.stdout(), e.stderr())
             return
         out = e.stdout()
-        c.check(re.search(r"192\.0\.2\.0/24 connected port 0", out) is not None,
+        c.check(re.search(r"203\.0\.113\.0/24 connected port 0", out) is not None,
                 "show ip route: connected route of port 0", "")
         c.check(re.search(r"fe80::[0-9a-f:]+/64 \(link-local\)", out) is not None,
                 "show ip address: an EUI-64 link-local address")
         mac0 = open("/sys/class/net/%s/address" % IF0).read().strip()
-        for n, ifn, a4, a6, gw4, gw6 in ((NSA, IF0, "192.0.2.2/24", "2001:db8:a::2/64",
-                                         "192.0.2.1", "2001:db8:a::1"),
+        for n, ifn, a4, a6, gw4, gw6 in ((NSA, IF0, "203.0.113.2/24", "2001:db8:a::2/64",
+                                         "203.0.113.1", "2001:db8:a::1"),
                                         (NSB, IF1, "198.51.100.2/24", "2001:db8:b::2/64",
                                          "198.51.100.1", "2001:db8:b::1")):
             sh("ip", "netns", "add", n)
@@ -149,8 +173,8 @@ def main():
                     return
         time.sleep(1)
         # the kernel resolves edgegw, edgegw answers its own addresses
-        rc, o = ns(NSA, "ping", "-c", "3", "-i", "0.2", "-W", "2", "192.0.2.1")
-        c.check(rc == 0 and " 0% packet loss" in o, "ping 192.0.2.1 (edgegw) from egwA",
+        rc, o = ns(NSA, "ping", "-c", "3", "-i", "0.2", "-W", "2", "203.0.113.1")
+        c.check(rc == 0 and " 0% packet loss" in o, "ping 203.0.113.1 (edgegw) from egwA",
                 o.strip().splitlines()[-2] if o.strip() else "")
         rc, o = ns(NSA, "ping", "-6", "-c", "3", "-i", "0.2", "-W", "2", "2001:db8:a::1")
         c.check(rc == 0 and " 0% packet loss" in o, "ping -6 2001:db8:a::1 (edgegw) from egwA",
@@ -174,7 +198,7 @@ def main():
         rc, o = ns(NSA, "traceroute", "-n", "-q", "1", "-w", "2", "-m", "4", "198.51.100.2",
                    timeout=60)
         hops = re.findall(r"^\s*(\d+)\s+(\S+)", o, re.M)
-        c.check(("1", "192.0.2.1") in hops, "traceroute: hop 1 is 192.0.2.1", repr(hops))
+        c.check(("1", "203.0.113.1") in hops, "traceroute: hop 1 is 203.0.113.1", repr(hops))
         c.check(("2", "198.51.100.2") in hops, "traceroute: hop 2 is 198.51.100.2", repr(hops))
         rc, o = ns(NSA, "traceroute", "-6", "-n", "-q", "1", "-w", "2", "-m", "4",
                    "2001:db8:b::2", timeout=60)
@@ -184,9 +208,9 @@ def main():
         c.check(("2", "2001:db8:b::2") in hops, "traceroute -6: hop 2 is 2001:db8:b::2",
                 repr(hops))
         # no route: ICMP net unreachable from edgegw
-        rc, o = ns(NSA, "ping", "-c", "1", "-W", "2", "203.0.113.9")
-        c.check("192.0.2.1" in o and "Unreachable" in o,
-                "ping 203.0.113.9: Destination Net Unreachable from 192.0.2.1",
+        rc, o = ns(NSA, "ping", "-c", "1", "-W", "2", "192.0.2.99")
+        c.check("203.0.113.1" in o and "Unreachable" in o,
+                "ping 192.0.2.99: Destination Net Unreachable from 203.0.113.1",
                 o.strip().splitlines()[1] if len(o.strip().splitlines()) > 1 else o.strip())
         # TCP both ways
         srv = subprocess.Popen(["nsenter", "--net=/run/netns/" + NSB, "--", "iperf3", "-s",
@@ -215,6 +239,21 @@ def main():
             bps = 0
         c.check(rc == 0 and bps > 1e6, "iperf3 TCP egwB -> egwA (-R) through edgegw",
                 "%.1f Mbit/s" % (bps / 1e6))
+        # the exception path: a TCP service of the host's own stack on
+        # edgegw's address (as sshd or a BGP daemon would be)
+        for fam, addr in (("AF_INET", "203.0.113.1"), ("AF_INET6", "2001:db8:a::1")):
+            lsn = subprocess.Popen(["/usr/bin/python3", "-c", LISTENER, fam, addr],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            time.sleep(0.5)
+            rc, o = ns(NSA, "/usr/bin/python3", "-c", CONNECTOR, fam, addr, timeout=30)
+            try:
+                lo = lsn.communicate(timeout=15)[0].decode(errors="replace")
+            except subprocess.TimeoutExpired:
+                lsn.kill()
+                lo = lsn.communicate()[0].decode(errors="replace")
+            c.check(rc == 0 and "reply:edgegw-exception-test" in o,
+                    "TCP from egwA to the host's listener on %s:2222 through the exception path"
+                    % addr, (o.strip() + " / " + lo.strip())[-200:])
         # hostile frames from egwA
         script = c.path("hostile.py")
         with open(script, "w") as f:
@@ -257,10 +296,13 @@ def main():
     c.check(ctl.get("nd_ns_answered", 0) >= 1, "neighbour solicitations answered",
             str(ctl.get("nd_ns_answered")))
     nb = {(n["addr"], n["port"]): n for n in ip.get("neighbours", [])}
-    for a, p in (("192.0.2.2", 0), ("198.51.100.2", 1), ("2001:db8:b::2", 1)):
+    for a, p in (("203.0.113.2", 0), ("198.51.100.2", 1), ("2001:db8:b::2", 1)):
         n = nb.get((a, p))
         c.check(n is not None and n["state"] in ("reachable", "stale", "delay", "probe"),
                 "neighbour %s on port %u resolved" % (a, p), n["state"] if n else "missing")
+    ex = ip.get("exception", [])
+    c.check(len(ex) == 1 and ex[0]["to_host"] >= 6 and ex[0]["from_host"] >= 6,
+            "exception path of port 0 carried both ways", repr(ex))
     fake = [n for n in ip.get("neighbours", []) if n["mac"].startswith("02:66:66")]
     c.check(not fake, "unsolicited replies created no neighbour", str(len(fake)))
     c.finish()
