@@ -88,6 +88,9 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "a kernel interface (TUN, default egwx<N>) with the port's addresses: what the workers "
 	 "do not answer reaches the host's stack (SSH, BGP), what it sends is routed"},
 	{"ip", "ip exception del port <N>", "remove the port's kernel exception path"},
+	{"ip", "ip port <N> mtu <bytes>|default",
+	 "the IP MTU routing uses on a port, 1280..the port's: larger packets are fragmented "
+	 "or answered with ICMP too-big"},
 	{"ip", "ip icmp ratelimit <pps> <burst>",
 	 "ICMP errors per worker: a token bucket (default 1000/s, burst 50)"},
 	{"ip", "show ip address",

@@ -8,6 +8,7 @@
  *   ip neigh add <addr> <mac> port <N> [vlan <id>]
  *   ip neigh del <addr> port <N> [vlan <id>]
  *   ip exception add port <N> [name <ifname>] | del port <N>
+ *   ip port <N> mtu <bytes>|default
  *   ip icmp ratelimit <pps> <burst>
  *   show ip address | route [<prefix>|<addr>|summary] | neigh | stats
  * Each checks its words before it changes anything; the library checks the
@@ -420,6 +421,34 @@ exception(struct ip_args *a)
 }
 
 static void
+port_mtu(struct ip_args *a)
+{
+	char err[200];
+	uint16_t port;
+	uint64_t mtu;
+
+	if (a->n != 4 || strcmp(a->w[2], "mtu") != 0) {
+		egw_cli_fail("usage: ip port <N> mtu <bytes>|default");
+		return;
+	}
+	if (parse_port(a->w[1], &port, err, sizeof(err)) < 0) {
+		egw_cli_fail("ip port: %s", err);
+		return;
+	}
+	if (strcmp(a->w[3], "default") == 0)
+		mtu = 0;
+	else if (egw_parse_u64(a->w[3], 1, UINT16_MAX, &mtu) < 0) {
+		egw_cli_fail("ip port %u mtu: '%s' is not a number of bytes", port, a->w[3]);
+		return;
+	}
+	if (egw_ip_stage_port_mtu(port, (uint16_t)mtu, err, sizeof(err)) < 0) {
+		egw_cli_fail("ip port %u mtu: %s", port, err);
+		return;
+	}
+	printf("ip: port %u IP MTU %u\n", port, egw_ip_stage_port_mtu_get(port));
+}
+
+static void
 icmp(struct ip_args *a)
 {
 	uint64_t pps, burst;
@@ -466,8 +495,10 @@ cmd_ip(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused)
 		icmp(&a);
 	else if (strcmp(a.w[0], "exception") == 0)
 		exception(&a);
+	else if (strcmp(a.w[0], "port") == 0)
+		port_mtu(&a);
 	else
-		egw_cli_fail("ip: '%s': address, route, neigh, exception or icmp (help ip)",
+		egw_cli_fail("ip: '%s': address, route, neigh, exception, port or icmp (help ip)",
 			     a.w[0]);
 	rte_spinlock_unlock(&egw.ctrl_lock);
 }

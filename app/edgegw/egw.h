@@ -347,6 +347,10 @@ void egw_ip_stage_fini(void);
 /** A port's role changes: 0 or -errno with a message in err (an access port
  *  cannot have addresses or routes). */
 int egw_ip_stage_port_role(uint16_t port, enum egw_port_role role, char *err, size_t errlen);
+/** `ip port <N> mtu <bytes>` (0: the device's): 0 or -errno with a message. */
+int egw_ip_stage_port_mtu(uint16_t port, uint16_t mtu, char *err, size_t errlen);
+/** The IP MTU routing uses on a port. */
+uint16_t egw_ip_stage_port_mtu_get(uint16_t port);
 void egw_ip_stage_drops(uint64_t drop[EGW_IP_DROP_MAX]);
 void egw_ip_stage_ctx_stats(struct egw_ip_ctx_stats *s);
 void egw_ip_stage_show_config(FILE *f);

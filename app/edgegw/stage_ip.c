@@ -131,14 +131,26 @@ socket_pool(unsigned int s)
 	return NULL;
 }
 
-static int
-port_declare(uint16_t port, enum egw_port_role role, char *err, size_t errlen)
+/* `ip port <N> mtu <bytes>`: the IP MTU routing uses on a port, below the
+ * device's (0: the device's) */
+static uint16_t ip_mtu[RTE_MAX_ETHPORTS];
+
+static uint16_t
+dev_mtu(uint16_t port)
 {
 	uint16_t mtu = RTE_ETHER_MTU;
-	int rc;
 
 	if (rte_eth_dev_get_mtu(port, &mtu) != 0 || mtu < 68)
 		mtu = RTE_ETHER_MTU;
+	return mtu;
+}
+
+static int
+port_declare(uint16_t port, enum egw_port_role role, char *err, size_t errlen)
+{
+	uint16_t mtu = ip_mtu[port] != 0 ? ip_mtu[port] : dev_mtu(port);
+	int rc;
+
 	rc = egw_ip_port_set(port, &egw.ports[port].eth.mac, mtu,
 			     role == EGW_ROLE_ACCESS ? EGW_IP_PORT_ACCESS : EGW_IP_PORT_ROUTED);
 	if (rc == -EBUSY)
@@ -149,6 +161,34 @@ port_declare(uint16_t port, enum egw_port_role role, char *err, size_t errlen)
 	else if (rc < 0)
 		snprintf(err, errlen, "port %u: IP: %s", port, strerror(-rc));
 	return rc;
+}
+
+int
+egw_ip_stage_port_mtu(uint16_t port, uint16_t mtu, char *err, size_t errlen)
+{
+	uint16_t old, dm = dev_mtu(port);
+	int rc;
+
+	if (!egw.ip || port >= RTE_MAX_ETHPORTS || !egw.ports[port].used) {
+		snprintf(err, errlen, "port %u does not exist", port);
+		return -EINVAL;
+	}
+	if (mtu != 0 && (mtu < 1280 || mtu > dm)) {
+		snprintf(err, errlen, "MTU %u: 1280 (IPv6's minimum) .. %u (the port's)", mtu, dm);
+		return -EINVAL;
+	}
+	old = ip_mtu[port];
+	ip_mtu[port] = mtu;
+	rc = port_declare(port, egw.ports[port].role, err, errlen);
+	if (rc < 0)
+		ip_mtu[port] = old;
+	return rc;
+}
+
+uint16_t
+egw_ip_stage_port_mtu_get(uint16_t port)
+{
+	return ip_mtu[port] != 0 ? ip_mtu[port] : dev_mtu(port);
 }
 
 int

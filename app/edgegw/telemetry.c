@@ -7,6 +7,8 @@
  *   /edgegw/esp          ESP totals and drops by reason
  *   /edgegw/pppoe        PPPoE control counters, data-path drops, sessions
  *                        by state
+ *   /edgegw/ip           IP routing: data-path counters, drops by reason,
+ *                        ARP/ND counters, route counts, neighbours
  *   /edgegw/pppoe/sessions[,<first-id>]
  *                        up to TEL_SESSIONS sessions from that id on, and
  *                        the id to ask for next (0: no more)
@@ -184,6 +186,55 @@ tel_pppoe(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	return 0;
 }
 
+/* IP routing: the data-path counters summed over the workers, drops by
+ * reason, the control path's counters and the table sizes. */
+static int
+tel_ip(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	const char *names[64];
+	uint64_t values[64], drop[EGW_IP_DROP_MAX];
+	unsigned int count[2][EGW_IP_RT_MAX], n, i, t, r4 = 0, r6 = 0;
+	struct egw_ip_ctx_stats s;
+	struct egw_ip_mem m;
+
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&egw.ctrl_lock);
+	rte_tel_data_add_dict_int(d, "available", egw.ip);
+	if (!egw.ip) {
+		rte_spinlock_unlock(&egw.ctrl_lock);
+		return 0;
+	}
+	n = egw_ip_ctrl_counters(names, values, RTE_DIM(names));
+	for (i = 0; i < n; i++)
+		rte_tel_data_add_dict_u64(d, names[i], values[i]);
+	egw_ip_route_count(count);
+	egw_ip_mem(&m);
+	rte_spinlock_unlock(&egw.ctrl_lock);
+	for (t = 0; t < EGW_IP_RT_MAX; t++) {
+		r4 += count[0][t];
+		r6 += count[1][t];
+	}
+	rte_tel_data_add_dict_u64(d, "routes_ipv4", r4);
+	rte_tel_data_add_dict_u64(d, "routes_ipv6", r6);
+	rte_tel_data_add_dict_u64(d, "fib_prefixes_ipv4", m.routes4);
+	rte_tel_data_add_dict_u64(d, "fib_prefixes_ipv6", m.routes6);
+	rte_tel_data_add_dict_u64(d, "next_hops", m.nh);
+	rte_tel_data_add_dict_u64(d, "neighbours", m.neigh);
+	egw_ip_stage_ctx_stats(&s);
+	rte_tel_data_add_dict_u64(d, "forwarded", s.forwarded);
+	rte_tel_data_add_dict_u64(d, "echo_replies", s.echo_replies);
+	rte_tel_data_add_dict_u64(d, "icmp_errors", s.icmp_errors);
+	rte_tel_data_add_dict_u64(d, "icmp_ratelimited", s.icmp_ratelimited);
+	rte_tel_data_add_dict_u64(d, "fragments", s.fragments);
+	rte_tel_data_add_dict_u64(d, "local", s.local);
+	rte_tel_data_add_dict_u64(d, "punted", s.punted);
+	rte_tel_data_add_dict_u64(d, "nd", s.nd);
+	egw_ip_stage_drops(drop);
+	for (i = 0; i < EGW_IP_DROP_MAX; i++)
+		rte_tel_data_add_dict_u64(d, egw_ip_drop_name(i), drop[i]);
+	return 0;
+}
+
 /* Sessions per reply: each is a dict of a dozen entries, and a reply must
  * fit the telemetry socket's 16 KiB. */
 #define TEL_SESSIONS 24
@@ -275,6 +326,10 @@ egw_telemetry_init(void)
 		"/edgegw/pppoe", tel_pppoe,
 		"PPPoE: sessions by state, control counters, data-path drops by reason. Takes no "
 		"parameters");
+	rc |= rte_telemetry_register_cmd(
+		"/edgegw/ip", tel_ip,
+		"IP routing: data-path counters, drops by reason, ARP/ND counters, routes, next "
+		"hops, neighbours. Takes no parameters");
 	rc |= rte_telemetry_register_cmd(
 		"/edgegw/pppoe/sessions", tel_pppoe_sessions,
 		"PPPoE sessions by id, 24 at most, and the id to ask for next (0: no more). "

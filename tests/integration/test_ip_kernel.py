@@ -8,8 +8,10 @@ router. The Linux kernel is the neighbour on both sides: it resolves edgegw
 by ARP and ND, edgegw resolves it. Checked with the kernel's own tools:
 ping and ping -6 of edgegw's addresses and through it, traceroute (UDP) that
 shows edgegw as hop 1 (TTL expiry -> ICMP time exceeded from the ingress
-address), a net unreachable for a destination without a route, iperf3 TCP
-both ways, and TCP (IPv4 and IPv6) to a listener of the host's own stack
+address), a net unreachable for a destination without a route, tracepath
+that finds the 1400-byte IP MTU edgegw routes with out of port 1 (`ip port
+1 mtu 1400`, below the links' 1500: ICMP fragmentation needed / packet too
+big), iperf3 TCP both ways across it, and TCP (IPv4 and IPv6) to a listener of the host's own stack
 on edgegw's address through port 0's kernel exception path (egwx0). Then hostile frames from a namespace (scapy): TTL 0/1, martian
 sources, the subnet broadcast, lying lengths, an ARP flood from random
 senders: the counters explain every frame and the accounting identity holds.
@@ -114,7 +116,7 @@ def main():
         c.skip("/dev/net/tun is missing: no net_tap")
     if os.geteuid() != 0:
         c.skip("needs root (net_tap, network namespaces)")
-    for tool in ("ping", "traceroute", "iperf3", "nsenter"):
+    for tool in ("ping", "traceroute", "tracepath", "iperf3", "nsenter"):
         if shutil.which(tool) is None:
             c.skip("%s is not installed (scripts/test installs it)" % tool)
     for ifname in (IF0, IF1):
@@ -134,6 +136,7 @@ def main():
             "ip address add 198.51.100.1/24 port 1",
             "ip address add 2001:db8:b::1/64 port 1",
             "ip exception add port 0",
+            "ip port 1 mtu 1400",
             "show ip address",
             "show ip route",
         ]) + "\n")
@@ -212,7 +215,14 @@ def main():
         c.check("203.0.113.1" in o and "Unreachable" in o,
                 "ping 192.0.2.99: Destination Net Unreachable from 203.0.113.1",
                 o.strip().splitlines()[1] if len(o.strip().splitlines()) > 1 else o.strip())
-        # TCP both ways
+        # path MTU: port 1's IP MTU is 1400, below the links' 1500
+        for fam, dst in (("-4", "198.51.100.2"), ("-6", "2001:db8:b::2")):
+            rc, o = ns(NSA, "tracepath", fam, "-n", "-m", "4", dst, timeout=60)
+            m = re.search(r"pmtu (\d+)", o.split("Resume:")[-1]) if "Resume:" in o else None
+            c.check(m is not None and int(m.group(1)) == 1400,
+                    "tracepath %s %s finds the path MTU 1400 (edgegw's too-big)" % (fam, dst),
+                    (o.strip().splitlines() or [""])[-1])
+        # TCP both ways, across the smaller path MTU
         srv = subprocess.Popen(["nsenter", "--net=/run/netns/" + NSB, "--", "iperf3", "-s",
                                 "-1", "-B", "198.51.100.2"], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
@@ -283,6 +293,8 @@ def main():
             str(drops.get("ip_martian_source")))
     c.check(drops.get("ip_broadcast", 0) >= 5, "subnet broadcast dropped",
             str(drops.get("ip_broadcast")))
+    c.check(drops.get("ip_too_big", 0) >= 2, "too big for port 1's MTU: ip_too_big",
+            str(drops.get("ip_too_big")))
     c.check(drops.get("ip_bad_header", 0) >= 5, "lying total length dropped",
             str(drops.get("ip_bad_header")))
     c.check(ctl.get("arp_request_answered", 0) >= 1, "ARP requests answered",

@@ -103,7 +103,8 @@ def main():
         c.check("version" in tel.banner, "banner has a version")
 
         cmds = tel.query("/").get("/", [])
-        for want in ("/edgegw/stats", "/edgegw/port", "/edgegw/config", "/edgegw/esp"):
+        for want in ("/edgegw/stats", "/edgegw/port", "/edgegw/config", "/edgegw/esp",
+                     "/edgegw/ip"):
             c.check(want in cmds, "'/' lists %s" % want)
 
         st = {}
@@ -127,6 +128,15 @@ def main():
             c.check(p.get("rx", 0) + p.get("created", -1) == p.get("tx", 0) +
                     p.get("delivered", 0) + p.get("queued", 0) + p.get("dropped", 0),
                     "port%d identity rx + created = tx + delivered + queued + dropped" % pid)
+
+        ipt = tel.query("/edgegw/ip").get("/edgegw/ip") or {}
+        print("  /edgegw/ip: %s" % {k: v for k, v in ipt.items() if v})
+        c.eq(ipt.get("available"), 1, "/edgegw/ip: lib/ip available")
+        c.eq(ipt.get("arp_rx"), sum(MIX[p]["queued"] for p in MIX),
+             "/edgegw/ip: every queued ARP frame reached lib/ip")
+        c.check(all(k in ipt for k in ("forwarded", "ip_no_route", "access_not_session",
+                                       "neighbours", "routes_ipv4")),
+                "/edgegw/ip: data-path counters, drops and table sizes")
 
         for pid in MIX:
             one = tel.query("/edgegw/port,%d" % pid).get("/edgegw/port") or {}
