@@ -109,6 +109,11 @@ gw_rx(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	struct gw_worker *g = b->w->engine_priv;
 	uint16_t good, i, c;
 
+	/* routed, an access port carries PPPoE only: plain IP stops here,
+	 * before ESP, rxtokens or the route can see it (decapsulated session
+	 * frames enter the IP stages from the PPPoE stage, not from here) */
+	bool no_ip = !gw_xconnect && egw.ports[b->port].role == EGW_ROLE_ACCESS;
+
 	good = egw_eth_classify_burst(&egw.ports[b->port].eth, pkts, n);
 	if (good < n)
 		egw_out_drop_bulk(b, pkts + good, n - good, EGW_DROP_BAD_FRAME);
@@ -119,6 +124,11 @@ gw_rx(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 
 		if (meta->dst == EGW_ETH_DST_OTHERHOST) {
 			egw_out_drop(b, m, EGW_DROP_OTHERHOST);
+			continue;
+		}
+		if (unlikely(no_ip) &&
+		    (meta->cls == EGW_ETH_CLS_IPV4 || meta->cls == EGW_ETH_CLS_IPV6)) {
+			egw_out_drop(b, m, EGW_DROP_IP_FIRST + EGW_IP_DROP_ACCESS_NOT_SESSION);
 			continue;
 		}
 		g->pkts[meta->cls][g->n[meta->cls]++] = m;
