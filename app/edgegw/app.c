@@ -18,6 +18,7 @@
  * ESP.
  */
 #include <errno.h>
+#include <string.h>
 #include <stdio.h>
 
 #include <rte_errno.h>
@@ -49,6 +50,54 @@ setup_control_lcore(void)
 	}
 	egw.control_lcore = (unsigned int)cl;
 	return 0;
+}
+
+struct rte_mempool *
+egw_socket_pool(unsigned int s)
+{
+	unsigned int i;
+
+	if (s < RTE_MAX_NUMA_NODES && egw.pool[s] != NULL)
+		return egw.pool[s];
+	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
+		if (egw.pool[i] != NULL)
+			return egw.pool[i];
+	return NULL;
+}
+
+int
+egw_drop_names_check(const char *lib, unsigned int first, unsigned int n,
+		     const char *(*name)(unsigned int))
+{
+	unsigned int r;
+
+	for (r = 0; r < n; r++) {
+		if (strcmp(egw_drop_names[first + r], name(r)) != 0) {
+			fprintf(stderr,
+				"error: %s drop reason %u: '%s' in drop.def, '%s' in the library\n",
+				lib, r, egw_drop_names[first + r], name(r));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+void
+egw_drops_sum(unsigned int first, unsigned int n, uint64_t *out)
+{
+	uint16_t pid, q;
+	unsigned int r;
+
+	memset(out, 0, sizeof(uint64_t) * n);
+	RTE_ETH_FOREACH_DEV (pid) {
+		const struct egw_port *pt = &egw.ports[pid];
+
+		if (!pt->used || pt->qstats == NULL)
+			continue;
+		for (q = 0; q < pt->nb_rxq; q++)
+			for (r = 0; r < n; r++)
+				out[r] += EGW_CNT_READ(pt->qstats[q].drop[first + r]);
+	}
 }
 
 int

@@ -228,6 +228,17 @@ struct egw_app {
 extern struct egw_app egw;
 
 /* app.c */
+/** The mbuf pool of NUMA socket s, else any (NULL before the ports are up). */
+struct rte_mempool *egw_socket_pool(unsigned int s);
+/**
+ * Check that a library's drop reasons sit in drop.def at first.. in its
+ * order (name(r) against egw_drop_names[first + r]). 0, or -EINVAL with a
+ * message naming the first mismatch.
+ */
+int egw_drop_names_check(const char *lib, unsigned int first, unsigned int n,
+			 const char *(*name)(unsigned int));
+/** Sum the drops first..first+n-1 over every port and queue into out[n]. */
+void egw_drops_sum(unsigned int first, unsigned int n, uint64_t *out);
 /** Bring up lcore roles, ports, workers, control, telemetry, pdump. */
 int egw_app_init(void);
 /** Stop forwarding, join the lcores, drain the control rings. */

@@ -287,20 +287,6 @@ egw_exception_local(uint16_t port, struct rte_mbuf *m, void *arg __rte_unused)
 	rte_pktmbuf_free(m);
 }
 
-/* The socket's pool of the control lcore. */
-static struct rte_mempool *
-ctl_pool(void)
-{
-	unsigned int s = rte_lcore_to_socket_id(egw.control_lcore), i;
-
-	if (s < RTE_MAX_NUMA_NODES && egw.pool[s] != NULL)
-		return egw.pool[s];
-	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
-		if (egw.pool[i] != NULL)
-			return egw.pool[i];
-	return NULL;
-}
-
 unsigned int
 egw_exception_poll(void)
 {
@@ -310,7 +296,7 @@ egw_exception_poll(void)
 
 	if (!exc_init_done || !egw.ip)
 		return 0;
-	mp = ctl_pool();
+	mp = egw_socket_pool(rte_lcore_to_socket_id(egw.control_lcore));
 	for (p = 0; p < RTE_MAX_ETHPORTS && budget != 0; p++) {
 		struct exc_port *x = &exc[p];
 

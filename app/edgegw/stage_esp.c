@@ -288,17 +288,12 @@ egw_esp_stage_init(void)
 {
 	static const enum egw_eth_class classes[] = {EGW_ETH_CLS_IPV4, EGW_ETH_CLS_IPV6};
 	static const egw_stage_fn fns[] = {stage_esp_ipv4, stage_esp_ipv6};
-	unsigned int r, i;
+	unsigned int i;
 	int rc;
 
-	for (r = 0; r < EGW_ESP_DROP_MAX; r++) {
-		if (strcmp(egw_drop_names[EGW_DROP_ESP_FIRST + r], egw_esp_drop_name(r)) != 0) {
-			fprintf(stderr,
-				"error: ESP drop reason %u: '%s' in drop.def, '%s' in lib/esp\n", r,
-				egw_drop_names[EGW_DROP_ESP_FIRST + r], egw_esp_drop_name(r));
-			return -EINVAL;
-		}
-	}
+	if (egw_drop_names_check("ESP", EGW_DROP_ESP_FIRST, EGW_ESP_DROP_MAX, egw_esp_drop_name) <
+	    0)
+		return -EINVAL;
 	if (egw.nb_workers > EGW_ESP_MAX_CTX) {
 		fprintf(stderr,
 			"error: ESP: %u worker lcores, but lib/esp has at most %u data-path "

@@ -117,20 +117,6 @@ ctrl_ip_input(struct rte_mbuf *m)
 	egw_ip_ctrl_input(m);
 }
 
-/* The mbuf pool of a socket, else any. */
-static struct rte_mempool *
-socket_pool(unsigned int s)
-{
-	unsigned int i;
-
-	if (s < RTE_MAX_NUMA_NODES && egw.pool[s] != NULL)
-		return egw.pool[s];
-	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
-		if (egw.pool[i] != NULL)
-			return egw.pool[i];
-	return NULL;
-}
-
 /* `ip port <N> mtu <bytes>`: the IP MTU routing uses on a port, below the
  * device's (0: the device's) */
 static uint16_t ip_mtu[RTE_MAX_ETHPORTS];
@@ -202,20 +188,14 @@ egw_ip_stage_port_role(uint16_t port, enum egw_port_role role, char *err, size_t
 int
 egw_ip_stage_init(void)
 {
-	unsigned int s = rte_lcore_to_socket_id(egw.control_lcore), r, i;
+	unsigned int s = rte_lcore_to_socket_id(egw.control_lcore), i;
 	struct egw_ip_params p;
 	char err[160];
 	uint16_t pid;
 	int rc;
 
-	for (r = 0; r < EGW_IP_DROP_MAX; r++) {
-		if (strcmp(egw_drop_names[EGW_DROP_IP_FIRST + r], egw_ip_drop_name(r)) != 0) {
-			fprintf(stderr,
-				"error: IP drop reason %u: '%s' in drop.def, '%s' in lib/ip\n", r,
-				egw_drop_names[EGW_DROP_IP_FIRST + r], egw_ip_drop_name(r));
-			return -EINVAL;
-		}
-	}
+	if (egw_drop_names_check("IP", EGW_DROP_IP_FIRST, EGW_IP_DROP_MAX, egw_ip_drop_name) < 0)
+		return -EINVAL;
 	if (egw.nb_workers > EGW_IP_MAX_CTX) {
 		fprintf(stderr, "error: IP: %u worker lcores, lib/ip has at most %u contexts\n",
 			egw.nb_workers, EGW_IP_MAX_CTX);
@@ -223,7 +203,7 @@ egw_ip_stage_init(void)
 	}
 	memset(&p, 0, sizeof(p));
 	p.qsbr = egw.qsbr;
-	p.pool = socket_pool(s);
+	p.pool = egw_socket_pool(s);
 	p.nb_ctx = egw.nb_workers;
 	p.socket = (int)s;
 	p.tx = egw_control_tx;
@@ -253,7 +233,7 @@ egw_ip_stage_init(void)
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	for (i = 0; i < egw.nb_workers; i++) {
 		struct egw_worker *w = egw.workers[i];
-		struct rte_mempool *mp = socket_pool(rte_lcore_to_socket_id(w->lcore));
+		struct rte_mempool *mp = egw_socket_pool(rte_lcore_to_socket_id(w->lcore));
 		struct egw_ip_stage_worker *iw;
 
 		iw = rte_zmalloc_socket("egw_ip_w", sizeof(*iw), RTE_CACHE_LINE_SIZE,
@@ -340,19 +320,7 @@ egw_ip_stage_ctx_stats(struct egw_ip_ctx_stats *t)
 void
 egw_ip_stage_drops(uint64_t drop[EGW_IP_DROP_MAX])
 {
-	uint16_t pid, q;
-	unsigned int r;
-
-	memset(drop, 0, sizeof(uint64_t) * EGW_IP_DROP_MAX);
-	RTE_ETH_FOREACH_DEV (pid) {
-		const struct egw_port *pt = &egw.ports[pid];
-
-		if (!pt->used || pt->qstats == NULL)
-			continue;
-		for (q = 0; q < pt->nb_rxq; q++)
-			for (r = 0; r < EGW_IP_DROP_MAX; r++)
-				drop[r] += EGW_CNT_READ(pt->qstats[q].drop[EGW_DROP_IP_FIRST + r]);
-	}
+	egw_drops_sum(EGW_DROP_IP_FIRST, EGW_IP_DROP_MAX, drop);
 }
 
 /* ---- --stats-json ------------------------------------------------------------ */

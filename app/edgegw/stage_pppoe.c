@@ -250,20 +250,6 @@ egw_pppoe_stage_install(void)
 	egw_gateway_set_stage(EGW_ETH_CLS_PPPOE_SESS, stage_pppoe_sess);
 }
 
-/* The mbuf pool of a socket, else any. */
-static struct rte_mempool *
-socket_pool(unsigned int s)
-{
-	unsigned int i;
-
-	if (s < RTE_MAX_NUMA_NODES && egw.pool[s] != NULL)
-		return egw.pool[s];
-	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
-		if (egw.pool[i] != NULL)
-			return egw.pool[i];
-	return NULL;
-}
-
 static int
 port_declare(uint16_t port, char *err, size_t errlen)
 {
@@ -302,22 +288,15 @@ egw_pppoe_stage_init(void)
 {
 	static const enum egw_eth_class classes[] = {EGW_ETH_CLS_IPV4, EGW_ETH_CLS_IPV6};
 	static const egw_stage_fn fns[] = {stage_pppoe_ipv4, stage_pppoe_ipv6};
-	unsigned int s = rte_lcore_to_socket_id(egw.control_lcore), r, i;
+	unsigned int s = rte_lcore_to_socket_id(egw.control_lcore), i;
 	struct egw_pppoe_params p;
 	char err[128];
 	uint16_t pid;
 	int rc;
 
-	for (r = 0; r < EGW_PPPOE_DROP_MAX; r++) {
-		if (strcmp(egw_drop_names[EGW_DROP_PPPOE_FIRST + r], egw_pppoe_drop_name(r)) != 0) {
-			fprintf(stderr,
-				"error: PPPoE drop reason %u: '%s' in drop.def, '%s' in "
-				"lib/pppoe\n",
-				r, egw_drop_names[EGW_DROP_PPPOE_FIRST + r],
-				egw_pppoe_drop_name(r));
-			return -EINVAL;
-		}
-	}
+	if (egw_drop_names_check("PPPoE", EGW_DROP_PPPOE_FIRST, EGW_PPPOE_DROP_MAX,
+				 egw_pppoe_drop_name) < 0)
+		return -EINVAL;
 	if (egw.nb_workers > EGW_PPPOE_MAX_CTX) {
 		fprintf(stderr,
 			"error: PPPoE: %u worker lcores, but lib/pppoe has at most %u data-path "
@@ -329,7 +308,7 @@ egw_pppoe_stage_init(void)
 	}
 	memset(&p, 0, sizeof(p));
 	p.qsbr = egw.qsbr;
-	p.pool = socket_pool(s);
+	p.pool = egw_socket_pool(s);
 	p.max_sessions = egw.opts.pppoe_sessions;
 	p.nb_ctx = egw.nb_workers;
 	p.tx = egw_control_tx;
@@ -356,7 +335,7 @@ egw_pppoe_stage_init(void)
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	for (i = 0; i < egw.nb_workers; i++) {
 		struct egw_worker *w = egw.workers[i];
-		struct rte_mempool *mp = socket_pool(rte_lcore_to_socket_id(w->lcore));
+		struct rte_mempool *mp = egw_socket_pool(rte_lcore_to_socket_id(w->lcore));
 		struct egw_pppoe_stage_worker *pw;
 
 		pw = rte_zmalloc_socket("egw_pppoe_w", sizeof(*pw), RTE_CACHE_LINE_SIZE,
@@ -421,20 +400,7 @@ egw_pppoe_stage_fini(void)
 void
 egw_pppoe_stage_drops(uint64_t drop[EGW_PPPOE_DROP_MAX])
 {
-	uint16_t pid, q;
-	unsigned int r;
-
-	memset(drop, 0, sizeof(uint64_t) * EGW_PPPOE_DROP_MAX);
-	RTE_ETH_FOREACH_DEV (pid) {
-		const struct egw_port *pt = &egw.ports[pid];
-
-		if (!pt->used || pt->qstats == NULL)
-			continue;
-		for (q = 0; q < pt->nb_rxq; q++)
-			for (r = 0; r < EGW_PPPOE_DROP_MAX; r++)
-				drop[r] +=
-					EGW_CNT_READ(pt->qstats[q].drop[EGW_DROP_PPPOE_FIRST + r]);
-	}
+	egw_drops_sum(EGW_DROP_PPPOE_FIRST, EGW_PPPOE_DROP_MAX, drop);
 }
 
 /* ---- show config, --stats-json ------------------------------------------- */
