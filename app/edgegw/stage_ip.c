@@ -80,7 +80,10 @@ egw_ip_stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool
 		return;
 	}
 	res = &iw->res;
-	egw_ip_fwd_burst(iw->ctx, b->port, pkts, n, v6, b->local_origin ? EGW_IP_F_LOCAL_ORIGIN : 0,
+	/* subscribers reach edgegw's echo, never the host's stack behind it */
+	egw_ip_fwd_burst(iw->ctx, b->port, pkts, n, v6,
+			 (b->local_origin ? EGW_IP_F_LOCAL_ORIGIN : 0) |
+				 (b->from_session ? EGW_IP_F_NO_EXCEPTION : 0),
 			 res);
 	/* counted as made before any can be counted as sent */
 	b->created += res->created;

@@ -331,6 +331,9 @@ void egw_ip_ctx_stats(const struct egw_ip_ctx *c, struct egw_ip_ctx_stats *s);
 
 /** Flags of egw_ip_fwd_burst(). */
 #define EGW_IP_F_LOCAL_ORIGIN 0x1 /**< made by edgegw (ESP outer packets): TTL kept */
+/** from a subscriber: packets to edgegw other than ICMP echo never reach the
+ *  exception path (the host's stack), they go to res->local */
+#define EGW_IP_F_NO_EXCEPTION 0x2
 
 /**
  * Result of a data-path call. The caller zeroes it once; each call fills the

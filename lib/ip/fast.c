@@ -477,7 +477,8 @@ fwd6(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip
 }
 
 static inline void
-local(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh, bool v6)
+local(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh, bool v6,
+      unsigned int flags)
 {
 	int e = v6 ? echo6(m) : echo4(m);
 
@@ -492,7 +493,7 @@ local(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct i
 			__atomic_load_n(&ip_dp.port[nh->port], __ATOMIC_ACQUIRE);
 
 		ST_ADD(c, local, 1);
-		if (pd != NULL && pd->exception) {
+		if (pd != NULL && pd->exception && !(flags & EGW_IP_F_NO_EXCEPTION)) {
 			/* the host's stack, through the control path */
 			if (!ip_tb_take(&c->local_tb, rte_get_tsc_cycles(), ip_dp.local_pps,
 					ip_dp.local_burst) ||
@@ -581,7 +582,7 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 			else
 				fwd6(c, res, m, nh, flags, port, now);
 			break;
-		case NH_LOCAL: local(c, res, m, nh, v6); break;
+		case NH_LOCAL: local(c, res, m, nh, v6, flags); break;
 		case NH_BCAST: drop(res, m, EGW_IP_DROP_BROADCAST); break;
 		case NH_BLACKHOLE: drop(res, m, EGW_IP_DROP_BLACKHOLE); break;
 		case NH_UNREACH:

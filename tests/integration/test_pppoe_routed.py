@@ -16,6 +16,9 @@ by ARP/ND, it resolves edgegw.
     nothing on the access port;
   - plain IPv4 and IPv6 on the access port from a station without a session
     (to edgegw's uplink neighbour) never leave: access_not_session;
+  - the subscriber's TCP to edgegw's own uplink address is dropped
+    (ip_local_no_exception): subscribers never reach the host's stack
+    through the port's exception path;
   - show ip route lists the pools as pppoe routes.
 At exit the accounting identity holds.
 
@@ -44,6 +47,7 @@ SETUP = [
     "port role 1 uplink",
     "ip address add 198.51.100.1/24 port 1",
     "ip address add 2001:db8:b::1/64 port 1",
+    "ip exception add port 1 name egwrx1",
     "pppoe pool add %s" % POOL4,
     "pppoe pool add %s" % POOL6,
     "ppp auth pap",
@@ -65,7 +69,8 @@ def ns(*cmd, timeout=30):
 def main():
     c = egwtest.Checker(NAME)
     binary = sys.argv[1]
-    from scapy.all import IP, IPv6, ICMP, ICMPv6EchoRequest, ICMPv6EchoReply, UDP, Ether, Raw
+    from scapy.all import IP, IPv6, ICMP, ICMPv6EchoRequest, ICMPv6EchoReply, UDP, TCP, Ether
+    from scapy.all import Raw
     from scapy.all import conf
     conf.verb = 0
     pt.tap_env(c, (IF_A, IF_U))
@@ -132,6 +137,11 @@ def main():
         if rep6:
             c.eq(rep6[-1].hlim, 63, "IPv6 reply hop limit decremented once")
 
+        # a subscriber's TCP to edgegw's own address never reaches the host's
+        # stack through the exception path (echo does: edgegw answers it)
+        for i in range(3):
+            cl.port.send(cl.ip_frame(IP(src=ip4, dst="198.51.100.1") /
+                                     TCP(sport=40000 + i, dport=22, flags="S")))
         # the kernel pings an address of the pool no session holds
         mark = acc.mark()
         rc, o = ns("ping", "-c", "2", "-i", "0.2", "-W", "1", "100.64.0.77")
@@ -167,6 +177,12 @@ def main():
             str(drops.get("access_not_session")))
     c.check(drops.get("ip_no_session", 0) >= 2, "unbound pool address dropped as ip_no_session",
             str(drops.get("ip_no_session")))
+    c.check(drops.get("ip_local_no_exception", 0) >= 3,
+            "subscriber TCP to edgegw's address: ip_local_no_exception",
+            str(drops.get("ip_local_no_exception")))
+    ex = s["ip"].get("exception", [])
+    c.check(len(ex) == 1 and ex[0]["to_host"] == 0,
+            "nothing from the subscriber reached the host's stack", repr(ex))
     c.check(s["ip"]["data_path"]["forwarded"] >= 16, "routed packets counted",
             str(s["ip"]["data_path"]["forwarded"]))
     c.finish()
