@@ -1145,9 +1145,7 @@ path_resolve(struct egw_ip_path *p, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	p->port = nh->port;
-	p->vlan = nh->l2_len > RTE_ETHER_HDR_LEN
-			  ? (uint16_t)(nh->hdr[14] << 8 | nh->hdr[15]) & 0xfff
-			  : 0;
+	p->vlan = ip_nh_vlan(nh);
 	return 0;
 }
 
@@ -1420,9 +1418,7 @@ egw_ip_route_del(const struct egw_ip_addr *prefix, uint8_t len)
 	ic.routes[fam_idx(prefix)][type]--;
 	if (type == EGW_IP_RT_DEV) {
 		const struct ip_nh *nh = ip_dp.nh[(uint32_t)v];
-		uint16_t vlan = nh->l2_len > RTE_ETHER_HDR_LEN
-					? (uint16_t)((nh->hdr[14] << 8 | nh->hdr[15]) & 0xfff)
-					: 0;
+		uint16_t vlan = ip_nh_vlan(nh);
 
 		iface_put(nh->port, vlan, fam_idx(prefix), (uint32_t)v);
 	} else {
@@ -1464,18 +1460,29 @@ route_info(const struct egw_ip_addr *a, uint8_t len, void *node, struct egw_ip_r
 		ip_neigh_info((uint32_t)v, &r->paths[r->n_paths++]);
 	} else if (nh->kind == NH_GLEAN || nh->kind == NH_LOCAL) {
 		r->paths[0].port = nh->port;
-		r->paths[0].vlan = nh->l2_len > RTE_ETHER_HDR_LEN
-					   ? (uint16_t)((nh->hdr[14] << 8 | nh->hdr[15]) & 0xfff)
-					   : 0;
+		r->paths[0].vlan = ip_nh_vlan(nh);
 		r->n_paths = 1;
 	}
+}
+
+/* One route of a walk (a neighbour's host route is not one). */
+static int
+walk_one(const struct egw_ip_addr *a, uint8_t len, void *node,
+	 int (*fn)(const struct egw_ip_route_info *r, void *arg), void *arg)
+{
+	struct egw_ip_route_info ri;
+
+	if (node == NULL || rib_ext(a, node)->type == RT_NEIGH_HOST)
+		return 0;
+	route_info(a, len, node, &ri);
+	return fn(&ri, arg);
 }
 
 int
 egw_ip_route_walk(int family, int (*fn)(const struct egw_ip_route_info *r, void *arg), void *arg)
 {
-	struct egw_ip_route_info ri;
 	struct egw_ip_addr a;
+	uint8_t d;
 	int rc;
 
 	if (!ic.init)
@@ -1486,7 +1493,6 @@ egw_ip_route_walk(int family, int (*fn)(const struct egw_ip_route_info *r, void 
 
 		while ((node = rte_rib_get_nxt(rib, 0, 0, node, RTE_RIB_GET_NXT_ALL)) != NULL) {
 			uint32_t ip, be;
-			uint8_t d;
 
 			rte_rib_get_ip(node, &ip);
 			rte_rib_get_depth(node, &d);
@@ -1494,27 +1500,16 @@ egw_ip_route_walk(int family, int (*fn)(const struct egw_ip_route_info *r, void 
 			a.family = AF_INET;
 			be = rte_cpu_to_be_32(ip);
 			memcpy(a.a, &be, 4);
-			if (rib_ext(&a, node)->type == RT_NEIGH_HOST)
-				continue;
-			route_info(&a, d, node, &ri);
-			rc = fn(&ri, arg);
+			rc = walk_one(&a, d, node, fn, arg);
 			if (rc != 0)
 				return rc;
 		}
 		/* rte_rib_get_nxt() leaves 0.0.0.0/0 itself out */
-		{
-			void *def;
-
-			memset(&a, 0, sizeof(a));
-			a.family = AF_INET;
-			def = rib_exact(&a, 0);
-			if (def != NULL) {
-				route_info(&a, 0, def, &ri);
-				rc = fn(&ri, arg);
-				if (rc != 0)
-					return rc;
-			}
-		}
+		memset(&a, 0, sizeof(a));
+		a.family = AF_INET;
+		rc = walk_one(&a, 0, rib_exact(&a, 0), fn, arg);
+		if (rc != 0)
+			return rc;
 	}
 	if (family == 0 || family == AF_INET6) {
 		struct rte_rib6 *rib = rte_fib6_get_rib(ip_dp.fib6);
@@ -1523,32 +1518,19 @@ egw_ip_route_walk(int family, int (*fn)(const struct egw_ip_route_info *r, void 
 
 		while ((node = rte_rib6_get_nxt(rib, zero, 0, node, RTE_RIB6_GET_NXT_ALL)) !=
 		       NULL) {
-			uint8_t d;
-
 			memset(&a, 0, sizeof(a));
 			a.family = AF_INET6;
 			rte_rib6_get_ip(node, a.a);
 			rte_rib6_get_depth(node, &d);
-			if (rib_ext(&a, node)->type == RT_NEIGH_HOST)
-				continue;
-			route_info(&a, d, node, &ri);
-			rc = fn(&ri, arg);
+			rc = walk_one(&a, d, node, fn, arg);
 			if (rc != 0)
 				return rc;
 		}
-		{
-			void *def;
-
-			memset(&a, 0, sizeof(a));
-			a.family = AF_INET6;
-			def = rib_exact(&a, 0);
-			if (def != NULL) {
-				route_info(&a, 0, def, &ri);
-				rc = fn(&ri, arg);
-				if (rc != 0)
-					return rc;
-			}
-		}
+		memset(&a, 0, sizeof(a));
+		a.family = AF_INET6;
+		rc = walk_one(&a, 0, rib_exact(&a, 0), fn, arg);
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }

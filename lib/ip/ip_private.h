@@ -200,6 +200,14 @@ ip_nh_of(uint64_t v, const struct rte_mbuf *m, bool v6)
 	return __atomic_load_n(&ip_dp.nh[id], __ATOMIC_ACQUIRE);
 }
 
+/* The VLAN a next hop's MAC header tags its frames with (0: untagged). */
+static inline uint16_t
+ip_nh_vlan(const struct ip_nh *nh)
+{
+	return nh->l2_len > RTE_ETHER_HDR_LEN ? (uint16_t)((nh->hdr[14] << 8 | nh->hdr[15]) & 0xfff)
+					      : 0;
+}
+
 /* Replace m's MAC header (l2_len bytes) with the next hop's. 0, or -1 when
  * the mbuf has no headroom for a longer header. */
 static inline int

@@ -359,8 +359,7 @@ on_link(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a)
 	} else if (nh->kind != NH_GLEAN) {
 		return false;
 	}
-	nv = nh->l2_len > RTE_ETHER_HDR_LEN ? (uint16_t)((nh->hdr[14] << 8 | nh->hdr[15]) & 0xfff)
-					    : 0;
+	nv = ip_nh_vlan(nh);
 	return nv == vlan;
 }
 
@@ -958,9 +957,7 @@ punt_input(struct rte_mbuf *m, bool v6)
 	nh = ip_nh_of(v, m, v6);
 	id = nh->id;
 	if (nh->kind == NH_GLEAN) {
-		uint16_t vlan = nh->l2_len > RTE_ETHER_HDR_LEN
-					? (uint16_t)((nh->hdr[14] << 8 | nh->hdr[15]) & 0xfff)
-					: 0;
+		uint16_t vlan = ip_nh_vlan(nh);
 		int r = ip_neigh_get(nh->port, vlan, &dst, true);
 
 		if (r < 0) {
