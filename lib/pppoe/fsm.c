@@ -311,6 +311,36 @@ ppp_opts_valid(const uint8_t *opt, uint16_t len)
 	return true;
 }
 
+/*
+ * A Configure-Request that carries an option type twice (none of the LCP,
+ * IPCP or IPv6CP options we know may appear more than once) is not acked:
+ * which copy would the peer take? The repeats, every occurrence after the
+ * first, are Configure-Rejected, the first is handled as usual. A Reject
+ * rather than a Nak because RFC 1661 supports it better:
+ *  - 5.4: a Reject is for options "not acceptable for negotiation" and
+ *    returns them unmodified and in their order, so the repeats exactly as
+ *    received form a valid Reject (a proper subset of the request), and the
+ *    peer MUST leave them out of its next request: the negotiation moves on;
+ *  - 5.3: a Nak is for a recognised option whose value is unacceptable and
+ *    must carry a value we would accept. A repeat's value may be acceptable:
+ *    a Nak with it changes nothing, the peer may send the same request again
+ *    and we would Nak until Max-Failure. 5.3 also forbids a Nak of an option
+ *    without a value (PFC), which a Reject handles like any other.
+ * Reject wins over Nak in a reply (rx_req), as for every rejected option.
+ */
+bool
+ppp_opt_repeated(struct ppp_fsm *f, struct ppp_opt_seen *seen, uint8_t type)
+{
+	uint64_t bit = UINT64_C(1) << (type % 64);
+
+	if (seen->bits[type / 64] & bit) {
+		ppp_cnt_inc(f->ops->cnt_repeated);
+		return true;
+	}
+	seen->bits[type / 64] |= bit;
+	return false;
+}
+
 /* an Ack/Nak/Reject answers our last request only once (RFC 1661 5.2-5.4) */
 static bool
 fsm_answer_ok(struct ppp_fsm *f, uint8_t id)

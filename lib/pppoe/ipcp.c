@@ -10,7 +10,8 @@
  * (RFC 1332 3.3), since a subscriber without an address cannot be routed.
  * Primary/Secondary-DNS (129/131) are Nak'd with the configured servers, or
  * rejected when none is configured; IP-Compression-Protocol, the old
- * IP-Addresses option, the NBNS options and unknown options are rejected.
+ * IP-Addresses option, the NBNS options and unknown options are rejected,
+ * and so are the repeats of an option a request carries twice (fsm.c).
  *
  * With no address to give, IPCP is not opened (ppp.c): the peer's
  * Configure-Requests get Terminate-Acks (RFC 1661 4.1, Closed state).
@@ -87,6 +88,7 @@ ipcp_rx_req(struct ppp_fsm *f, const uint8_t *opt, uint16_t len, uint8_t *out, u
 	    bool reject_naks)
 {
 	static uint8_t rej[PPP_PKT_MAX];
+	struct ppp_opt_seen seen = {{0}};
 	struct ppp_sess *ps = f->ps;
 	uint16_t nn = 0, nr = 0, off;
 	bool has_addr = false;
@@ -97,6 +99,12 @@ ipcp_rx_req(struct ppp_fsm *f, const uint8_t *opt, uint16_t len, uint8_t *out, u
 		rte_be32_t v, want;
 		bool bad = false;
 
+		if (ppp_opt_repeated(f, &seen, t)) {
+			/* a second copy: rejected, the first one counts (fsm.c) */
+			memcpy(&rej[nr], o, ol);
+			nr += ol;
+			continue;
+		}
 		switch (t) {
 		case IPCP_OPT_ADDR:
 		case IPCP_OPT_DNS1:
@@ -219,6 +227,7 @@ const struct ppp_fsm_ops ppp_ipcp_ops = {
 	.cnt_bad_id = PPPOE_CNT_IPCP_BAD_ID,
 	.cnt_discard = PPPOE_CNT_IPCP_DISCARD,
 	.cnt_opened = PPPOE_CNT_IPCP_OPENED,
+	.cnt_repeated = PPPOE_CNT_IPCP_REPEATED_OPT,
 	.reset = ipcp_reset,
 	.build_req = ipcp_build_req,
 	.rx_req = ipcp_rx_req,

@@ -5,7 +5,8 @@
  * Interface identifiers: ours is the modified EUI-64 of the access port's
  * MAC (RFC 4291 appendix A); the peer's is acked unless it is zero or equal
  * to ours, which are Nak'd with a fresh random non-zero one (RFC 5072 4.1).
- * IPv6-Compression-Protocol and unknown options are rejected.
+ * IPv6-Compression-Protocol, unknown options and the repeats of an option a
+ * request carries twice (fsm.c) are rejected.
  *
  * Once IPv6CP is opened the session gets a /64 from the IPv6 pool, its
  * downstream route, and router advertisements carrying the prefix for
@@ -96,6 +97,7 @@ ipv6cp_rx_req(struct ppp_fsm *f, const uint8_t *opt, uint16_t len, uint8_t *out,
 	      bool reject_naks)
 {
 	static uint8_t rej[PPP_PKT_MAX];
+	struct ppp_opt_seen seen = {{0}};
 	struct ppp_sess *ps = f->ps;
 	uint16_t nn = 0, nr = 0, off;
 	const uint8_t *iid = NULL;
@@ -105,7 +107,10 @@ ipv6cp_rx_req(struct ppp_fsm *f, const uint8_t *opt, uint16_t len, uint8_t *out,
 		uint8_t ol = o[1];
 		bool bad = false;
 
-		if (o[0] == IPV6CP_OPT_IID && ol == 10) {
+		if (ppp_opt_repeated(f, &seen, o[0])) {
+			/* a second copy: rejected, the first one counts (fsm.c) */
+			bad = true;
+		} else if (o[0] == IPV6CP_OPT_IID && ol == 10) {
 			if (memcmp(&o[2], iid_zero, 8) != 0 && memcmp(&o[2], ps->our_iid, 8) != 0) {
 				iid = &o[2];
 			} else if (reject_naks) {
@@ -323,6 +328,24 @@ ppp_ipv6_rs_input(struct ppp_sess *ps, const uint8_t *p, uint16_t len)
 	return true;
 }
 
+/*
+ * The session's /64 into its fast-path slot, which workers read (fast.c:
+ * decap's source check, encap's route check). Relaxed: pppoe_sess_bind()'s
+ * release store of the NCP bit, after these, publishes the prefix (it pairs
+ * with fast.c's acquire load of fp->ncp). Atomic rather than memcpy: the
+ * slot may be bound for IPv4 already, and a worker that loaded the bit
+ * before IPv6CP last went down may still be reading the prefix; it reads
+ * the same bytes (a session keeps its /64), but without a data race.
+ */
+static void
+prefix_publish(struct pppoe_sess_fp *fp, const uint8_t prefix[8])
+{
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		__atomic_store_n(&fp->ip6_prefix[i], prefix[i], __ATOMIC_RELAXED);
+}
+
 static void
 ipv6cp_tlu(struct ppp_fsm *f)
 {
@@ -335,7 +358,7 @@ ipv6cp_tlu(struct ppp_fsm *f)
 		PPPOE_CNT_INC(IPV6_NO_PREFIX);
 		return;
 	}
-	memcpy(ps->s->fp->ip6_prefix, ps->prefix, 8);
+	prefix_publish(ps->s->fp, ps->prefix);
 	/* pppoe_sess_bind publishes the NCP bit with a release store after
 	 * ip6_prefix (the data path's acquire load of ncp pairs with it) */
 	if (pppoe_sess_bind(ps->s, PPPOE_NCP_IP6) < 0) {
@@ -368,6 +391,7 @@ const struct ppp_fsm_ops ppp_ipv6cp_ops = {
 	.cnt_bad_id = PPPOE_CNT_IPV6CP_BAD_ID,
 	.cnt_discard = PPPOE_CNT_IPV6CP_DISCARD,
 	.cnt_opened = PPPOE_CNT_IPV6CP_OPENED,
+	.cnt_repeated = PPPOE_CNT_IPV6CP_REPEATED_OPT,
 	.reset = ipv6cp_reset,
 	.build_req = ipv6cp_build_req,
 	.rx_req = ipv6cp_rx_req,

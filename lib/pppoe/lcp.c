@@ -12,8 +12,13 @@
  * looped back), PFC (accepted: the data path reads 1-byte protocols). ACCM,
  * ACFC and FCS-Alternatives make no sense without HDLC framing and are
  * rejected (RFC 2516 7); so are Authentication-Protocol (we authenticate the
- * client, never the other way round), Quality-Protocol and anything
- * unknown.
+ * client, never the other way round), Quality-Protocol, anything unknown,
+ * and the repeats of an option the request carries twice (fsm.c).
+ *
+ * Keepalive: an Echo-Reply answers our Echo-Requests only if it carries the
+ * peer's negotiated Magic-Number (zero when none was negotiated, RFC 1661
+ * 5.8); one with another number, or ours (the link loops our requests back),
+ * is counted and does not clear the misses.
  */
 #include <string.h>
 
@@ -163,6 +168,7 @@ lcp_rx_req(struct ppp_fsm *f, const uint8_t *opt, uint16_t len, uint8_t *out, ui
 	/* Nak and Reject lists: each at most as long as the request (a Nak'd
 	 * option keeps its length) */
 	static uint8_t rej[PPP_PKT_MAX];
+	struct ppp_opt_seen seen = {{0}};
 	uint8_t *nak = out;
 	uint16_t nn = 0, nr = 0, off;
 	uint16_t mru = 0;
@@ -174,6 +180,12 @@ lcp_rx_req(struct ppp_fsm *f, const uint8_t *opt, uint16_t len, uint8_t *out, ui
 		uint8_t v[4];
 		bool bad = false;
 
+		if (ppp_opt_repeated(f, &seen, t)) {
+			/* a second copy: rejected, the first one counts (fsm.c) */
+			memcpy(&rej[nr], o, ol);
+			nr += ol;
+			continue;
+		}
 		switch (t) {
 		case LCP_OPT_MRU:
 			if (ol != 4) {
@@ -407,6 +419,24 @@ lcp_rx_proto_rej(struct ppp_fsm *f, const uint8_t *data, uint16_t len)
 	}
 }
 
+/*
+ * An Echo-Reply in the Opened state (RFC 1661 5.8): the sender puts its own
+ * Magic-Number in it, zero when it negotiated none. Anything else is not an
+ * answer from this peer: a reply with our own number is our request come
+ * back (a looped-back link, 6.4), another number a stale or foreign one.
+ * Either way the peer is not shown to be alive.
+ */
+static void
+lcp_rx_echo_reply(struct ppp_sess *ps, uint32_t magic)
+{
+	if (magic != ps->peer_magic || (magic != 0 && magic == ps->our_magic)) {
+		PPPOE_CNT_INC(ECHO_BAD_MAGIC);
+		return;
+	}
+	PPPOE_CNT_INC(ECHO_RX);
+	ps->echo_missed = 0;
+}
+
 static bool
 lcp_rx_ext(struct ppp_fsm *f, uint8_t code, uint8_t id, const uint8_t *data, uint16_t len)
 {
@@ -428,10 +458,8 @@ lcp_rx_ext(struct ppp_fsm *f, uint8_t code, uint8_t id, const uint8_t *data, uin
 			PPPOE_CNT_INC(LCP_DISCARD);
 			return true;
 		}
-		if (code == PPP_CODE_ECHO_REP) {
-			PPPOE_CNT_INC(ECHO_RX);
-			ps->echo_missed = 0;
-		}
+		if (code == PPP_CODE_ECHO_REP)
+			lcp_rx_echo_reply(ps, rd32(data));
 		ppp_fsm_event(f, PPP_EV_RXR);
 		return true;
 	default: return false;
@@ -514,6 +542,7 @@ const struct ppp_fsm_ops ppp_lcp_ops = {
 	.cnt_bad_id = PPPOE_CNT_LCP_BAD_ID,
 	.cnt_discard = PPPOE_CNT_LCP_DISCARD,
 	.cnt_opened = PPPOE_CNT_LCP_OPENED,
+	.cnt_repeated = PPPOE_CNT_LCP_REPEATED_OPT,
 	.reset = lcp_reset,
 	.build_req = lcp_build_req,
 	.rx_req = lcp_rx_req,

@@ -188,6 +188,7 @@ static void
 local6_update(void)
 {
 	uint8_t v[16];
+	unsigned int i;
 
 	/* ::1 in the first /64 of the first pool */
 	memset(v, 0, sizeof(v));
@@ -197,8 +198,11 @@ local6_update(void)
 		memcpy(v, &b, 8);
 		v[15] = 1;
 	}
-	/* a reader may see a mix for an instant: it only chooses an ICMPv6 source */
-	memcpy(pppoe_g.local6, v, sizeof(v));
+	/* Relaxed byte stores: workers copy it for an ICMPv6 error's source
+	 * (fast.c icmp_too_big); a reader may see a mix of the old and new
+	 * address for an instant, which only changes that source. */
+	for (i = 0; i < sizeof(v); i++)
+		__atomic_store_n(&pppoe_g.local6[i], v[i], __ATOMIC_RELAXED);
 }
 
 /* Do [a, a + 2^(w - la)) and [b, b + 2^(w - lb)) meet? (w = 32 or 64 bits) */

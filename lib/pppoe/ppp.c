@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Per-session PPP glue: start, input demultiplexing by protocol and phase
- * (RFC 1661 3), the phases, the network-phase timer, stop and free.
+ * (RFC 1661 3), the phases, the Establish- and network-phase timers, stop
+ * and free.
  *
  * Data frames (IPv4 0x0021, IPv6 0x0057) that reach the control path are
  * never forwarded from here: the data path forwards a bound session's
@@ -25,8 +26,9 @@
 
 struct ppp_timing ppp_timing = {
 	.restart_ms = 3000,
-	.auth_ms = 30000,
-	.ncp_ms = 30000,
+	.lcp_ms = PPP_LCP_TIMEOUT_MS,
+	.auth_ms = PPP_AUTH_TIMEOUT_MS,
+	.ncp_ms = PPP_NCP_TIMEOUT_MS,
 	.ra_init_ms = 4000,
 	.ra_ms = 600000,
 	.ra_min_ms = 3000,
@@ -106,6 +108,29 @@ ppp_peer_mru(const struct ppp_sess *ps)
 /* ---------------- phases ---------------- */
 
 static void
+lcp_timer_cb(struct rte_timer *t, void *arg)
+{
+	struct ppp_sess *ps = arg;
+
+	RTE_SET_USED(t);
+	if (ps->stopped || ps->phase != PPP_PHASE_ESTABLISH || ps->lcp.state == PPP_ST_OPENED)
+		return;
+	PPPOE_CNT_INC(LCP_TIMEOUT);
+	ppp_sess_terminate(ps->s, EGW_PPPOE_CAUSE_LCP_TIMEOUT);
+}
+
+/*
+ * The Establish phase began (PADS) or began again (LCP left Opened): LCP
+ * must be Opened within lcp_ms, however many Restart rounds the peer keeps
+ * going (see PPP_LCP_TIMEOUT_MS).
+ */
+static void
+establish_timer_start(struct ppp_sess *ps)
+{
+	ppp_timer_arm(ps, &ps->lcp_timer, ppp_timing.lcp_ms, lcp_timer_cb, ps);
+}
+
+static void
 ncp_timer_cb(struct rte_timer *t, void *arg)
 {
 	struct ppp_sess *ps = arg;
@@ -122,6 +147,8 @@ ncp_timer_cb(struct rte_timer *t, void *arg)
 void
 ppp_phase_auth(struct ppp_sess *ps)
 {
+	/* LCP opened: the Establish phase is over */
+	rte_timer_stop(&ps->lcp_timer);
 	if (ps->auth == EGW_PPPOE_AUTH_NONE) {
 		ppp_phase_network(ps);
 		return;
@@ -163,6 +190,7 @@ ppp_phase_establish(struct ppp_sess *ps)
 	ppp_ipv6cp_stop(ps);
 	/* RFC 1661 3.5: authentication again after a new Establish phase */
 	ps->authenticated = false;
+	establish_timer_start(ps);
 }
 
 void
@@ -206,6 +234,7 @@ ppp_sess_start(struct pppoe_sess *s)
 	ppp_fsm_init(&ps->ipcp, ps, &ppp_ipcp_ops);
 	ppp_fsm_init(&ps->ipv6cp, ps, &ppp_ipv6cp_ops);
 	rte_timer_init(&ps->echo_timer);
+	rte_timer_init(&ps->lcp_timer);
 	rte_timer_init(&ps->auth_timer);
 	rte_timer_init(&ps->chap_timer);
 	rte_timer_init(&ps->ncp_timer);
@@ -214,6 +243,7 @@ ppp_sess_start(struct pppoe_sess *s)
 	ppp_ipv6cp_init(ps);
 	s->ppp = ps;
 	/* the PPPoE session is the lower layer, already up (RFC 2516 6) */
+	establish_timer_start(ps);
 	ppp_fsm_open(&ps->lcp);
 	ppp_fsm_up(&ps->lcp);
 	return 0;
@@ -238,6 +268,7 @@ ppp_sess_stop(struct pppoe_sess *s)
 	ppp_fsm_stop_timer(&ps->ipcp);
 	ppp_fsm_stop_timer(&ps->ipv6cp);
 	rte_timer_stop(&ps->echo_timer);
+	rte_timer_stop(&ps->lcp_timer);
 	rte_timer_stop(&ps->auth_timer);
 	rte_timer_stop(&ps->chap_timer);
 	rte_timer_stop(&ps->ncp_timer);

@@ -119,6 +119,7 @@ struct ppp_fsm_ops {
 	unsigned int cnt_bad_id;    /* Ack/Nak/Reject not for our last request */
 	unsigned int cnt_discard;   /* well-formed but not acceptable in this state */
 	unsigned int cnt_opened;
+	unsigned int cnt_repeated; /* option types repeated in a Configure-Request */
 	/* irc for a Configure-Request: reset the options we ask for */
 	void (*reset)(struct ppp_fsm *f);
 	/* our Configure-Request options; returns their length (<= room) */
@@ -201,6 +202,19 @@ const char *ppp_state_name(enum ppp_state st);
  */
 bool ppp_opts_valid(const uint8_t *opt, uint16_t len);
 
+/** Option types met so far in one Configure-Request (zero it per request). */
+struct ppp_opt_seen {
+	uint64_t bits[4];
+};
+
+/**
+ * An option of type came in the Configure-Request being read: true (and
+ * counted as the protocol's cnt_repeated) if one of the same type came
+ * before it in the same request. The rx_req callbacks reject such repeats
+ * (see the comment in fsm.c).
+ */
+bool ppp_opt_repeated(struct ppp_fsm *f, struct ppp_opt_seen *seen, uint8_t type);
+
 /* ---------------- per-session state (ppp.c) ---------------- */
 
 enum ppp_phase {
@@ -228,6 +242,7 @@ struct ppp_sess {
 	uint16_t peer_mru;   /* 0: not negotiated */
 	unsigned int loops;  /* Configure-Requests carrying our own magic */
 	struct rte_timer echo_timer;
+	struct rte_timer lcp_timer; /* the whole Establish phase (ppp.c) */
 	unsigned int echo_missed;
 	/* keepalive of the configuration at start: a later change applies to
 	 * new sessions only (conf.c) */
@@ -266,11 +281,25 @@ struct ppp_sess {
 };
 
 /*
+ * Deadlines of the phases, in milliseconds. RFC 1661 bounds none of them:
+ * the Restart counter is re-initialised by every Configure-Ack, -Nak or
+ * -Reject, so a peer that answers but never agrees (Acks our requests and
+ * sends none of its own, Naks between Acks, or keeps sending requests we
+ * cannot Ack) would keep a session negotiating for ever. 30 s each, the
+ * same for the three phases: far more than a working client needs (a few
+ * round trips), short enough that such sessions do not pile up.
+ */
+#define PPP_LCP_TIMEOUT_MS 30000  /* LCP must reach Opened within this of Establish */
+#define PPP_AUTH_TIMEOUT_MS 30000 /* authentication must end within this */
+#define PPP_NCP_TIMEOUT_MS 30000  /* an NCP must open within this of the network phase */
+
+/*
  * Timing, in milliseconds. Variables rather than constants so that a test
  * can shorten them; the values are RFC 1661's and the documented defaults.
  */
 struct ppp_timing {
 	unsigned int restart_ms; /* RFC 1661 4.6 Restart timer: 3 s */
+	unsigned int lcp_ms;     /* LCP must reach Opened within this of the Establish phase */
 	unsigned int auth_ms;    /* authentication phase must end within this */
 	unsigned int ncp_ms;     /* an NCP must open within this of the network phase */
 	unsigned int ra_init_ms; /* between the initial unsolicited RAs (RFC 4861: <= 16 s) */
@@ -293,7 +322,7 @@ void ppp_timer_arm(struct ppp_sess *ps, struct rte_timer *t, unsigned int ms, rt
 /** LCP opened / authentication done: move to the next phase. */
 void ppp_phase_auth(struct ppp_sess *ps);
 void ppp_phase_network(struct ppp_sess *ps);
-/** LCP left Opened: NCPs down, back to Establish. */
+/** LCP left Opened: NCPs down, back to Establish (its deadline armed again). */
 void ppp_phase_establish(struct ppp_sess *ps);
 /** An NCP opened or finished: stop the NCP timer, or close if no NCP can open. */
 void ppp_ncp_opened(struct ppp_sess *ps);

@@ -8,8 +8,9 @@
  *   0  a PPP frame (protocol field and payload from the input) to ppp_input()
  *   1  the same as an Ethernet frame through lib/eth and egw_pppoe_input(),
  *      with a PPPoE length from the input (possibly wrong) and padding
- *   2  a timer of the session expires (restart timers, keepalive,
- *      authentication, CHAP retransmission, NCP timeout, RA)
+ *   2  a timer of the session expires (restart timers, keepalive, LCP
+ *      Establish deadline, authentication, CHAP retransmission, NCP
+ *      timeout, RA)
  *   3  a well-formed answer that takes the session further: an Ack of our
  *      last LCP/IPCP/IPv6CP request, a peer request, PAP or CHAP with a
  *      valid or wrong secret, a Router Solicitation
@@ -276,7 +277,7 @@ op_timer(struct pppoe_sess *s, struct in *in)
 
 	if (ps == NULL)
 		return;
-	switch (in_u8(in) % 8) {
+	switch (in_u8(in) % 9) {
 	case 0: t = &ps->lcp.timer; break;
 	case 1: t = &ps->ipcp.timer; break;
 	case 2: t = &ps->ipv6cp.timer; break;
@@ -284,7 +285,8 @@ op_timer(struct pppoe_sess *s, struct in *in)
 	case 4: t = &ps->auth_timer; break;
 	case 5: t = &ps->chap_timer; break;
 	case 6: t = &ps->ncp_timer; break;
-	default: t = &ps->ra_timer; break;
+	case 7: t = &ps->ra_timer; break;
+	default: t = &ps->lcp_timer; break;
 	}
 	if (!rte_timer_pending(t))
 		return;

@@ -17,12 +17,15 @@
  *    Nak, Max-Failure turning Naks into Rejects, looped-back link), malformed
  *    packets and options (discarded, counted), Ethernet padding ignored, bad
  *    identifiers, Code-Reject, Protocol-Reject, Echo, Terminate, keepalive
- *    timeout;
+ *    timeout, Echo-Replies with a Magic-Number not the peer's (RFC 1661
+ *    5.8), the Establish-phase deadline (a peer that only Acks), options
+ *    repeated in a Configure-Request (the repeats rejected);
  *  - PAP good, bad and malformed; CHAP-MD5 good, bad, wrong identifier,
  *    retransmitted Response; authentication timeout. RFC 1994 has no test
  *    vectors: the expected Responses were computed with Python's hashlib;
  *  - IPCP: address from the pool and static, DNS Nak, DNS Reject when none
- *    is configured, compression rejected, request without an address;
+ *    is configured, compression rejected, request without an address,
+ *    IP-Address twice (and IPv6CP's Interface-Identifier twice) rejected;
  *  - IPv6CP: interface identifier from the MAC, zero/equal identifiers
  *    Nak'd, compression rejected; the Router Advertisement's content
  *    (prefix, MTU, lifetimes) and checksum (recomputed here independently,
@@ -518,6 +521,7 @@ static const struct ppp_fsm_ops t_ops = {
 	.cnt_bad_id = PPPOE_CNT_MAX,
 	.cnt_discard = PPPOE_CNT_MAX,
 	.cnt_opened = PPPOE_CNT_MAX,
+	.cnt_repeated = PPPOE_CNT_MAX,
 	.build_req = t_build,
 	.ser = t_ser,
 	.tlu = t_tlu,
@@ -1001,6 +1005,222 @@ test_keepalive(void)
 	egw_pppoe_set_keepalive(0, 3);
 }
 
+/* a timer of the session fires now, whatever its expiry: stopped, then its callback */
+static void
+fire_timer(struct rte_timer *t)
+{
+	if (!rte_timer_pending(t))
+		return;
+	rte_timer_stop(t);
+	t->f(t, t->arg);
+}
+
+/*
+ * LCP must reach Opened within ppp_timing.lcp_ms (PPP_LCP_TIMEOUT_MS). A
+ * peer that Acks every Configure-Request of ours and sends none of its own
+ * resets the Restart counter with each Ack (RFC 1661 4.1: RCA in Req-Sent is
+ * irc): without the deadline it keeps the session negotiating for ever.
+ */
+static void
+test_lcp_deadline(void)
+{
+	const unsigned int lcp_ms = 200, rounds = 4 * PPP_MAX_CONFIGURE;
+	uint64_t c = cnt(PPPOE_CNT_LCP_TIMEOUT), hz = rte_get_timer_hz(), t0, t1, want;
+	struct pppoe_sess *s;
+	struct ppp_sess *ps;
+	struct frame f;
+	unsigned int i;
+
+	CHECK(PPP_LCP_TIMEOUT_MS == 30000 && ppp_timing.lcp_ms == PPP_LCP_TIMEOUT_MS &&
+		      ppp_timing.lcp_ms == ppp_timing.auth_ms &&
+		      ppp_timing.lcp_ms == ppp_timing.ncp_ms,
+	      "LCP deadline 30 s by default, as the auth and NCP ones");
+	ppp_timing.lcp_ms = lcp_ms;
+	t0 = rte_get_timer_cycles();
+	s = sess_new(EGW_PPPOE_AUTH_PAP);
+	t1 = rte_get_timer_cycles();
+	if (s == NULL)
+		return;
+	ps = s->ppp;
+	/* armed when the session starts, for lcp_ms exactly */
+	want = hz * lcp_ms / 1000;
+	CHECK(rte_timer_pending(&ps->lcp_timer) && ps->lcp_timer.expire >= t0 + want &&
+		      ps->lcp_timer.expire <= t1 + want,
+	      "LCP deadline armed at the start for %u ms", lcp_ms);
+	/* four times Max-Configure rounds of: our request, the peer's Ack, our
+	 * Restart timer (TO+ in Ack-Rcvd: a new request) */
+	for (i = 0; i < rounds; i++) {
+		if (!expect_code("ack-only peer: our request", PPP_LCP, PPP_CODE_CONF_REQ, &f))
+			break;
+		ack_frame(s, PPP_LCP, &f);
+		expect_none("ack-only peer: Ack taken silently");
+		if (ps->lcp.state != PPP_ST_ACK_RCVD || s->state != EGW_PPPOE_S_NEGOTIATING)
+			break;
+		fire_timer(&ps->lcp.timer);
+	}
+	CHECK(i == rounds && s->state == EGW_PPPOE_S_NEGOTIATING,
+	      "ack-only peer: %u rounds, still negotiating", i);
+	tx_flush();
+	/* not before the deadline: a service that ends before it must leave
+	 * the session as it is */
+	egw_pppoe_service();
+	if (rte_get_timer_cycles() < ps->lcp_timer.expire)
+		CHECK(s->state == EGW_PPPOE_S_NEGOTIATING, "not closed before the deadline");
+	else
+		printf("  note: %u ms passed before the check, 'not before' not tested\n", lcp_ms);
+	CHECK(cnt(PPPOE_CNT_LCP_TIMEOUT) == c, "lcp_timeout not counted early");
+	/* at the deadline: Terminate-Request, PADT, its own cause and counter */
+	run_timers(lcp_ms + 50);
+	CHECK(cnt(PPPOE_CNT_LCP_TIMEOUT) == c + 1, "lcp_timeout counted");
+	expect_code("lcp deadline: terminate-request", PPP_LCP, PPP_CODE_TERM_REQ, &f);
+	check_closed("lcp deadline", s, EGW_PPPOE_CAUSE_LCP_TIMEOUT);
+	sess_end(s);
+
+	/* stopped once LCP is Opened: authentication has its own deadline */
+	ppp_timing.lcp_ms = 20;
+	s = sess_lcp_open(EGW_PPPOE_AUTH_PAP);
+	if (s == NULL)
+		return;
+	ps = s->ppp;
+	CHECK(!rte_timer_pending(&ps->lcp_timer), "LCP deadline stopped when Opened");
+	tx_flush();
+	run_timers(40);
+	CHECK(s->state == EGW_PPPOE_S_NEGOTIATING && ps->phase == PPP_PHASE_AUTH,
+	      "opened session not closed by the LCP deadline");
+	/* LCP renegotiated (a Configure-Request in Opened: tld): armed again */
+	feed_hex(s, PPP_LCP, "01 02 00 0e 01 04 05 d4 05 06 11 22 33 44");
+	CHECK(ps->lcp.state == PPP_ST_ACK_SENT && ps->phase == PPP_PHASE_ESTABLISH &&
+		      rte_timer_pending(&ps->lcp_timer),
+	      "LCP deadline armed again after leaving Opened");
+	tx_flush();
+	run_timers(40);
+	check_closed("lcp deadline after renegotiation", s, EGW_PPPOE_CAUSE_LCP_TIMEOUT);
+	CHECK(cnt(PPPOE_CNT_LCP_TIMEOUT) == c + 2, "lcp_timeout counted again");
+	sess_end(s);
+	ppp_timing.lcp_ms = PPP_LCP_TIMEOUT_MS;
+}
+
+/* An Echo-Reply to the keepalive, with this Magic-Number. */
+static void
+echo_reply(struct pppoe_sess *s, uint8_t id, uint32_t magic)
+{
+	uint8_t b[8];
+
+	hex("0a 00 00 08", b);
+	b[1] = id;
+	wr32(&b[4], magic);
+	feed(s, PPP_LCP, b, sizeof(b));
+}
+
+/*
+ * RFC 1661 5.8: an Echo-Reply carries its sender's Magic-Number, zero when
+ * none was negotiated; one with another number, or ours (looped back), does
+ * not show the peer alive.
+ */
+static void
+test_echo_magic(void)
+{
+	uint64_t bad = cnt(PPPOE_CNT_ECHO_BAD_MAGIC), rx = cnt(PPPOE_CNT_ECHO_RX);
+	struct pppoe_sess *s = sess_lcp_open(EGW_PPPOE_AUTH_PAP);
+	struct frame f;
+
+	if (s == NULL)
+		return;
+	tx_flush();
+	/* the peer negotiated 0x11223344 (sess_lcp_open) */
+	CHECK(s->ppp->peer_magic == 0x11223344, "peer magic %#x", s->ppp->peer_magic);
+	s->ppp->echo_missed = 2;
+	echo_reply(s, 1, 0x55667788);
+	CHECK(s->ppp->echo_missed == 2, "reply with a foreign magic: misses kept");
+	echo_reply(s, 2, s->ppp->our_magic);
+	CHECK(s->ppp->echo_missed == 2, "reply with our magic (loopback): misses kept");
+	echo_reply(s, 3, 0);
+	CHECK(s->ppp->echo_missed == 2, "reply with zero from a peer that negotiated one");
+	CHECK(cnt(PPPOE_CNT_ECHO_BAD_MAGIC) == bad + 3 && cnt(PPPOE_CNT_ECHO_RX) == rx,
+	      "echo_bad_magic %" PRIu64 ", echo_rx %" PRIu64, cnt(PPPOE_CNT_ECHO_BAD_MAGIC) - bad,
+	      cnt(PPPOE_CNT_ECHO_RX) - rx);
+	echo_reply(s, 4, 0x11223344);
+	CHECK(s->ppp->echo_missed == 0 && cnt(PPPOE_CNT_ECHO_RX) == rx + 1,
+	      "reply with the peer's magic: misses cleared");
+	expect_none("echo replies: nothing sent");
+	sess_end(s);
+
+	/* a peer without a Magic-Number: zero is its number */
+	s = sess_new(EGW_PPPOE_AUTH_PAP);
+	if (s == NULL)
+		return;
+	if (expect_code("no magic: our request", PPP_LCP, PPP_CODE_CONF_REQ, &f))
+		ack_frame(s, PPP_LCP, &f);
+	feed_hex(s, PPP_LCP, "01 01 00 08 01 04 05 d4");
+	expect_hex("no magic: peer request acked", PPP_LCP, "02 01 00 08 01 04 05 d4");
+	CHECK(s->ppp->lcp.state == PPP_ST_OPENED && s->ppp->peer_magic == 0,
+	      "opened without the peer's magic");
+	tx_flush();
+	bad = cnt(PPPOE_CNT_ECHO_BAD_MAGIC);
+	s->ppp->echo_missed = 1;
+	echo_reply(s, 1, 0x11223344);
+	CHECK(s->ppp->echo_missed == 1 && cnt(PPPOE_CNT_ECHO_BAD_MAGIC) == bad + 1,
+	      "non-zero magic from a peer without one: not an answer");
+	echo_reply(s, 2, 0);
+	CHECK(s->ppp->echo_missed == 0, "zero magic from a peer without one: an answer");
+	sess_end(s);
+}
+
+/* LCP Configure-Requests with an option twice: the repeats Configure-Rejected. */
+static const struct {
+	const char *name;
+	const char *req;   /* the peer's Configure-Request (id 0x10) */
+	const char *reply; /* our Configure-Reject */
+	unsigned int repeats;
+} lcp_repeats[] = {
+	{"MRU twice, both acceptable", "01 10 00 0c 01 04 05 d4 01 04 02 40",
+	 "04 10 00 08 01 04 02 40", 1},
+	{"MRU three times", "01 10 00 10 01 04 05 d4 01 04 05 d4 01 04 05 d0",
+	 "04 10 00 0c 01 04 05 d4 01 04 05 d0", 2},
+	{"Magic-Number twice", "01 10 00 10 05 06 11 22 33 44 05 06 55 66 77 88",
+	 "04 10 00 0a 05 06 55 66 77 88", 1},
+	{"PFC twice (no value to Nak)", "01 10 00 08 07 02 07 02", "04 10 00 06 07 02", 1},
+	{"repeat wins over the first copy's Nak", "01 10 00 0c 01 04 05 dc 01 04 05 d4",
+	 "04 10 00 08 01 04 05 d4", 1},
+	{"repeat and an unknown option, in order", "01 10 00 0e 01 04 05 d4 20 02 01 04 05 d0",
+	 "04 10 00 0a 20 02 01 04 05 d0", 1},
+	{"ACCM twice: both rejected", "01 10 00 10 02 06 00 00 00 00 02 06 00 00 00 00",
+	 "04 10 00 10 02 06 00 00 00 00 02 06 00 00 00 00", 1},
+};
+
+static void
+test_lcp_repeated(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(lcp_repeats); i++) {
+		struct pppoe_sess *s = sess_new(EGW_PPPOE_AUTH_PAP);
+		uint64_t c = cnt(PPPOE_CNT_LCP_REPEATED_OPT);
+		char what[128];
+
+		if (s == NULL)
+			return;
+		tx_flush();
+		snprintf(what, sizeof(what), "lcp repeated: %s", lcp_repeats[i].name);
+		feed_hex(s, PPP_LCP, lcp_repeats[i].req);
+		expect_hex(what, PPP_LCP, lcp_repeats[i].reply);
+		CHECK(cnt(PPPOE_CNT_LCP_REPEATED_OPT) == c + lcp_repeats[i].repeats,
+		      "%s: lcp_repeated_option +%" PRIu64, what,
+		      cnt(PPPOE_CNT_LCP_REPEATED_OPT) - c);
+		/* nothing of the rejected request is taken */
+		CHECK(s->ppp->lcp.state == PPP_ST_REQ_SENT && s->ppp->peer_mru == 0 &&
+			      s->ppp->peer_magic == 0,
+		      "%s: nothing committed", what);
+		/* the peer's next request, each option once: acked */
+		feed_hex(s, PPP_LCP, "01 11 00 0e 01 04 05 d4 05 06 11 22 33 44");
+		expect_hex(what, PPP_LCP, "02 11 00 0e 01 04 05 d4 05 06 11 22 33 44");
+		CHECK(s->ppp->peer_mru == 1492 && s->ppp->peer_magic == 0x11223344,
+		      "%s: the clean request taken", what);
+		expect_none(what);
+		sess_end(s);
+	}
+}
+
 /* one LCP Echo-Request as a padded Ethernet frame through egw_pppoe_input() */
 static void
 test_ethernet_input(void)
@@ -1373,6 +1593,62 @@ test_ipcp(void)
 	CHECK(egw_pppoe_user_del("bob") == 0, "user bob deleted");
 }
 
+/* IPCP and IPv6CP Configure-Requests with an option twice: the repeats rejected */
+static void
+test_ncp_repeated(void)
+{
+	uint64_t c4 = cnt(PPPOE_CNT_IPCP_REPEATED_OPT), c6 = cnt(PPPOE_CNT_IPV6CP_REPEATED_OPT);
+	struct frame q4, q6;
+	struct pppoe_sess *s;
+	rte_be32_t a;
+	uint8_t b[64];
+
+	s = net_session(&q4, &q6);
+	if (s == NULL)
+		return;
+	a = s->ppp->addr;
+	/* IP-Address twice, both the one it gets: the second rejected, not acked */
+	hex("01 01 00 10 03 06 00 00 00 00 03 06 00 00 00 00", b);
+	memcpy(&b[6], &a, 4);
+	memcpy(&b[12], &a, 4);
+	feed(s, PPP_IPCP, b, 16);
+	hex("04 01 00 0a 03 06", b);
+	memcpy(&b[6], &a, 4);
+	expect_bytes("ipcp: IP-Address twice", PPP_IPCP, b, 10);
+	CHECK(cnt(PPPOE_CNT_IPCP_REPEATED_OPT) == c4 + 1, "ipcp_repeated_option");
+	/* the right address first, another one after: still a Reject of the
+	 * repeat (last-wins would have Nak'd), nothing committed */
+	hex("01 02 00 10 03 06 00 00 00 00 03 06 0a 00 00 63", b);
+	memcpy(&b[6], &a, 4);
+	feed(s, PPP_IPCP, b, 16);
+	expect_hex("ipcp: right address, then another", PPP_IPCP, "04 02 00 0a 03 06 0a 00 00 63");
+	CHECK(cnt(PPPOE_CNT_IPCP_REPEATED_OPT) == c4 + 2, "ipcp_repeated_option again");
+	ack_frame(s, PPP_IPCP, &q4);
+	CHECK(s->ppp->ipcp.state == PPP_ST_ACK_RCVD && !s->ppp->addr_acked &&
+		      !(s->fp->ncp & PPPOE_NCP_IP4),
+	      "IPCP not opened by a request with a repeat");
+	/* once each: acked, opened */
+	ipcp_peer_req(s, 3, a);
+	hex("02 03 00 0a 03 06", b);
+	memcpy(&b[6], &a, 4);
+	expect_bytes("ipcp: clean request acked", PPP_IPCP, b, 10);
+	CHECK(s->ppp->ipcp.state == PPP_ST_OPENED && (s->fp->ncp & PPPOE_NCP_IP4),
+	      "IPCP opened by the clean request");
+
+	/* IPv6CP: Interface-Identifier twice */
+	tx_flush();
+	feed_hex(s, PPP_IPV6CP,
+		 "01 01 00 18 01 0a 11 22 33 44 55 66 77 88 01 0a 11 22 33 44 55 66 77 99");
+	expect_hex("ipv6cp: identifier twice", PPP_IPV6CP,
+		   "04 01 00 0e 01 0a 11 22 33 44 55 66 77 99");
+	CHECK(cnt(PPPOE_CNT_IPV6CP_REPEATED_OPT) == c6 + 1, "ipv6cp_repeated_option");
+	CHECK(memcmp(s->ppp->peer_iid, "\0\0\0\0\0\0\0\0", 8) == 0, "identifier not taken");
+	feed_hex(s, PPP_IPV6CP, "01 02 00 0e 01 0a 11 22 33 44 55 66 77 88");
+	expect_hex("ipv6cp: clean request acked", PPP_IPV6CP,
+		   "02 02 00 0e 01 0a 11 22 33 44 55 66 77 88");
+	sess_end(s);
+}
+
 static void
 test_ipcp_no_address(void)
 {
@@ -1705,11 +1981,15 @@ main(int argc, char **argv)
 	test_lcp_codes();
 	test_lcp_terminate();
 	test_keepalive();
+	test_lcp_deadline();
+	test_echo_magic();
+	test_lcp_repeated();
 	test_ethernet_input();
 	test_pap();
 	test_chap();
 	test_auth_timeout();
 	test_ipcp();
+	test_ncp_repeated();
 	test_ipcp_no_address();
 	test_ncp_timeout();
 	test_ipv6cp();
