@@ -5,7 +5,9 @@
  *   pppoe service-name add|del <name>
  *   pppoe pool add|del <prefix>
  *   pppoe dns <primary> [<secondary>] | none
- *   pppoe limit sessions|per-mac <n>
+ *   pppoe limit sessions|per-mac|starting <n>
+ *   pppoe limit padi|padr <per-second> <per-second-per-mac>
+ *   pppoe limit auth-hold <seconds>
  *   pppoe mru <n>
  *   pppoe mss-clamp auto|off|<value>
  *   pppoe keepalive <interval-s> <misses>
@@ -36,7 +38,7 @@
 
 #define PPPOE_MAX_WORDS 8
 /* Room for the control counters lib/pppoe reports. */
-#define CTRL_CNT_MAX 128
+#define CTRL_CNT_MAX 256
 
 struct pppoe_args {
 	int n;
@@ -226,6 +228,67 @@ dns(struct pppoe_args *a)
 	printf("pppoe: dns %s%s%s\n", s0, d[1] != 0 ? " " : "", d[1] != 0 ? s1 : "");
 }
 
+#define LIMIT_USAGE                                                                               \
+	"usage: pppoe limit sessions|per-mac|starting <n> | padi|padr <per-s> <per-s-per-mac> | " \
+	"auth-hold <s>"
+
+/* The flood guard's settings: pppoe limit starting|padi|padr|auth-hold. */
+static void
+limit_guard(struct pppoe_args *a, const struct egw_pppoe_config *c, unsigned int table)
+{
+	struct egw_pppoe_guard g = c->guard;
+	uint64_t v, v2 = 0;
+	bool rate = strcmp(a->w[1], "padi") == 0 || strcmp(a->w[1], "padr") == 0;
+	int rc;
+
+	if (a->n != (rate ? 4 : 3)) {
+		egw_cli_fail(LIMIT_USAGE);
+		return;
+	}
+	if (rate) {
+		if (egw_parse_u64(a->w[2], 1, EGW_PPPOE_DISC_RATE_MAX, &v) < 0 ||
+		    egw_parse_u64(a->w[3], 1, EGW_PPPOE_DISC_RATE_MAX, &v2) < 0) {
+			egw_cli_fail("pppoe limit %s '%s' '%s': rates per second, 1..%u", a->w[1],
+				     a->w[2], a->w[3], EGW_PPPOE_DISC_RATE_MAX);
+			return;
+		}
+		if (a->w[1][3] == 'i') {
+			g.padi_rate = (unsigned int)v;
+			g.padi_rate_mac = (unsigned int)v2;
+		} else {
+			g.padr_rate = (unsigned int)v;
+			g.padr_rate_mac = (unsigned int)v2;
+		}
+	} else if (strcmp(a->w[1], "starting") == 0) {
+		if (egw_parse_u64(a->w[2], 1, table, &v) < 0) {
+			egw_cli_fail("pppoe limit starting '%s': 1..%u (the session table's size, "
+				     "--pppoe-sessions)",
+				     a->w[2], table);
+			return;
+		}
+		g.max_starting = (unsigned int)v;
+	} else {
+		if (egw_parse_u64(a->w[2], 1, 86400, &v) < 0) {
+			egw_cli_fail("pppoe limit auth-hold '%s': seconds, 1..86400", a->w[2]);
+			return;
+		}
+		g.auth_hold_s = (unsigned int)v;
+	}
+	rc = egw_pppoe_set_guard(&g);
+	if (rc < 0) {
+		egw_cli_fail("pppoe limit %s: %s", a->w[1], strerror(-rc));
+		return;
+	}
+	if (rate)
+		printf("pppoe: at most %" PRIu64 " %ss per second, %" PRIu64
+		       " per second per client MAC\n",
+		       v, a->w[1][3] == 'i' ? "PADI" : "PADR", v2);
+	else if (a->w[1][0] == 's')
+		printf("pppoe: at most %" PRIu64 " sessions negotiating at once\n", v);
+	else
+		printf("pppoe: a MAC is held at most %" PRIu64 " s after failed logins\n", v);
+}
+
 static void
 limit(struct pppoe_args *a)
 {
@@ -236,8 +299,18 @@ limit(struct pppoe_args *a)
 	uint64_t v;
 	int rc;
 
+	if (a->n < 3) {
+		egw_cli_fail(LIMIT_USAGE);
+		return;
+	}
+	egw_pppoe_config_get(&c);
+	if (strcmp(a->w[1], "starting") == 0 || strcmp(a->w[1], "padi") == 0 ||
+	    strcmp(a->w[1], "padr") == 0 || strcmp(a->w[1], "auth-hold") == 0) {
+		limit_guard(a, &c, table);
+		return;
+	}
 	if (a->n != 3 || (strcmp(a->w[1], "sessions") != 0 && strcmp(a->w[1], "per-mac") != 0)) {
-		egw_cli_fail("usage: pppoe limit sessions|per-mac <n>");
+		egw_cli_fail(LIMIT_USAGE);
 		return;
 	}
 	sessions = strcmp(a->w[1], "sessions") == 0;
@@ -247,7 +320,6 @@ limit(struct pppoe_args *a)
 			     sessions ? " (the session table's size, --pppoe-sessions)" : "");
 		return;
 	}
-	egw_pppoe_config_get(&c);
 	rc = sessions ? egw_pppoe_set_limits((unsigned int)v, c.max_per_mac)
 		      : egw_pppoe_set_limits(c.max_sessions, (unsigned int)v);
 	if (rc < 0) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Control path: drains the per-worker SPSC rings in arrival order and hands
- * each frame to the handler of its class (the PPPoE and ARP handlers plug in
+ * Control path: drains the per-worker SPSC rings (one per priority, read
+ * in strict priority, each in arrival order) and hands each frame to the
+ * handler of its class (the PPPoE and ARP handlers plug in
  * here), and runs the services of lib/rxtokens, lib/esp and lib/pppoe. Runs
  * on the main lcore between command-line polls, or on its own lcore with
  * --control-lcore; it sleeps when idle.
@@ -18,7 +19,12 @@
 #include "egw.h"
 #include "egw_rxtok.h"
 
-#define CTRL_BURST 32
+#define CTRL_BURST 32u
+/* Frames handled per poll over all rings (the timers and services run after) */
+#define CTRL_BUDGET 128
+/* Free room every ring to a worker must have before input is read: a round
+ * of CTRL_BUDGET frames makes at most two frames each */
+#define CTRL_TX_RESERVE (2 * CTRL_BUDGET)
 
 void
 egw_control_set_handler(enum egw_eth_class cls, egw_ctrl_fn fn)
@@ -27,40 +33,77 @@ egw_control_set_handler(enum egw_eth_class cls, egw_ctrl_fn fn)
 		egw.ctrl_handler[cls] = fn;
 }
 
+/* Handle frames of one ring, in arrival order (under ctrl_lock). */
+static void
+control_handle(struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		struct rte_mbuf *m = pkts[k];
+		uint8_t cls = egw_eth_meta(m)->cls;
+
+		if (cls >= EGW_ETH_CLS_MAX)
+			cls = EGW_ETH_CLS_OTHER;
+		EGW_CNT_ADD(egw.ctrl.by_class[cls], 1);
+		if (egw.ctrl_handler[cls] != NULL) {
+			egw.ctrl_handler[cls](m);
+		} else {
+			EGW_CNT_ADD(egw.ctrl.drop[EGW_DROP_CTRL_NO_HANDLER], 1);
+			rte_pktmbuf_free(m);
+		}
+	}
+}
+
+/* Room for what handling a round of input makes (each frame makes a few at
+ * most) in every ring to a worker; otherwise input waits (back-pressure:
+ * the rings from the workers fill and overflow there, counted by class). */
+static bool
+control_tx_room(void)
+{
+	uint16_t i;
+
+	for (i = 0; i < egw.nb_workers; i++) {
+		struct rte_ring *r = egw.workers[i]->ctrl_tx_ring;
+
+		if (r != NULL && rte_ring_free_count(r) < CTRL_TX_RESERVE)
+			return false;
+	}
+	return true;
+}
+
 unsigned int
 egw_control_poll(void)
 {
 	struct rte_mbuf *pkts[CTRL_BURST];
-	unsigned int total = 0;
+	unsigned int total = 0, budget = CTRL_BUDGET, p;
 	uint16_t i;
 
-	for (i = 0; i < egw.nb_workers; i++) {
-		struct rte_ring *r = egw.workers[i]->ctrl_ring;
-		unsigned int n, k;
+	/* strict priority (enum egw_ctrl_prio): a lower ring is read only
+	 * once the higher ones are empty or this round's budget allows */
+	for (p = 0; p < EGW_CTRL_PRIO_MAX && budget != 0; p++) {
+		for (i = 0; i < egw.nb_workers && budget != 0; i++) {
+			struct rte_ring *r = egw.workers[i]->ctrl_ring[p];
+			unsigned int n;
 
-		if (r == NULL)
-			continue;
-		n = rte_ring_dequeue_burst(r, (void **)pkts, CTRL_BURST, NULL);
-		if (n == 0)
-			continue;
-		rte_spinlock_lock(&egw.ctrl_lock);
-		for (k = 0; k < n; k++) {
-			struct rte_mbuf *m = pkts[k];
-			uint8_t cls = egw_eth_meta(m)->cls;
-
-			if (cls >= EGW_ETH_CLS_MAX)
-				cls = EGW_ETH_CLS_OTHER;
-			EGW_CNT_ADD(egw.ctrl.by_class[cls], 1);
-			if (egw.ctrl_handler[cls] != NULL) {
-				egw.ctrl_handler[cls](m);
-			} else {
-				EGW_CNT_ADD(egw.ctrl.drop[EGW_DROP_CTRL_NO_HANDLER], 1);
-				rte_pktmbuf_free(m);
+			if (r == NULL)
+				continue;
+			if (!control_tx_room()) {
+				EGW_CNT_ADD(egw.ctrl.tx_backpressure, 1);
+				budget = 0;
+				break;
 			}
+			n = rte_ring_dequeue_burst(r, (void **)pkts, RTE_MIN(budget, CTRL_BURST),
+						   NULL);
+			if (n == 0)
+				continue;
+			rte_spinlock_lock(&egw.ctrl_lock);
+			control_handle(pkts, n);
+			rte_spinlock_unlock(&egw.ctrl_lock);
+			EGW_CNT_ADD(egw.ctrl.rx, n);
+			total += n;
+			budget -= n;
 		}
-		rte_spinlock_unlock(&egw.ctrl_lock);
-		EGW_CNT_ADD(egw.ctrl.rx, n);
-		total += n;
 	}
 	/* rxtokens consumers are served by this thread: their ownership state
 	 * has one owner */

@@ -137,6 +137,18 @@ struct egw_txbuf {
 	struct rte_mbuf *pkts[EGW_MAX_BURST];
 };
 
+/**
+ * Rings from a worker to the control path, read in this order (strict
+ * priority): a flood of one kind never delays the kinds above it.
+ */
+enum egw_ctrl_prio {
+	EGW_CTRL_UP = 0, /**< PPP control of bound sessions (keepalive) */
+	EGW_CTRL_OTHER,  /**< ARP, ND and the rest */
+	EGW_CTRL_START,  /**< PPP control of sessions negotiating */
+	EGW_CTRL_DISC,   /**< PPPoE discovery */
+	EGW_CTRL_PRIO_MAX,
+};
+
 /** Per-burst scratch of a worker: where each frame of the burst goes. */
 struct egw_burst {
 	struct egw_worker *w;
@@ -144,7 +156,7 @@ struct egw_burst {
 	uint16_t queue; /**< ingress queue */
 	struct egw_qstats *qs;
 	uint64_t tx_ports; /**< bitmask of ports with frames in w->tx[] */
-	uint16_t nb_ctrl;
+	uint16_t nb_ctrl[EGW_CTRL_PRIO_MAX];
 	/** set by the PPPoE stage while the frames it hands on came out of a
 	 *  session (the only IP an access port may carry) */
 	uint8_t from_session;
@@ -154,7 +166,7 @@ struct egw_burst {
 	uint32_t delivered;
 	uint32_t created; /**< see egw_qstats.created */
 	uint32_t drop[EGW_DROP_MAX];
-	struct rte_mbuf *ctrl[EGW_MAX_BURST];
+	struct rte_mbuf *ctrl[EGW_CTRL_PRIO_MAX][EGW_MAX_BURST];
 };
 
 enum egw_worker_state {
@@ -167,7 +179,8 @@ struct egw_worker {
 	uint16_t idx; /**< also its TX queue on every port */
 	uint16_t nb_rxq;
 	struct egw_rxq rxq[EGW_MAX_WORKER_RXQ];
-	struct rte_ring *ctrl_ring; /**< SPSC ring to the control lcore */
+	/** SPSC rings to the control lcore, one per enum egw_ctrl_prio */
+	struct rte_ring *ctrl_ring[EGW_CTRL_PRIO_MAX];
 	/** SPSC ring from the control path: frames it built (PPPoE discovery,
 	 *  PPP control), m->port the egress port; the producer holds ctrl_lock */
 	struct rte_ring *ctrl_tx_ring;
@@ -193,6 +206,8 @@ struct egw_control_stats {
 	/** frames it built that were freed unsent: ring full, no such port,
 	 *  TX queue full after the workers stopped */
 	uint64_t tx_drop;
+	/** polls that read no input: the rings to a worker were nearly full */
+	uint64_t tx_backpressure;
 } __rte_cache_aligned;
 
 /** A control-path handler for one frame class; consumes (or frees) m. */
@@ -327,6 +342,12 @@ void egw_pppoe_stage_install(void);
  * go encapsulated for that session, otherwise out b->port as they are.
  */
 void egw_pppoe_stage_reply(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n);
+/**
+ * Worker, each loop of the gateway engine, b->port/queue/qs one of its
+ * access RX queues: frames lib/pppoe held for the handoff whose NCP opened
+ * go on as decapsulated frames; flush (forwarding stops) drops them.
+ */
+void egw_pppoe_stage_poll(struct egw_burst *b, bool flush);
 /** lib/pppoe, its contexts, control handlers and the IPv4/IPv6 stage; after
  *  the rxtokens stage and the mbuf pools, before the ESP stage. */
 int egw_pppoe_stage_init(void);

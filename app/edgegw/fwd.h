@@ -29,6 +29,8 @@ struct egw_fwd_engine {
 	void (*rx)(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n);
 	/** Worker: once per poll loop (generators); NULL if unused. */
 	void (*poll)(struct egw_worker *w);
+	/** Worker: forwarding stops; release what the engine holds. NULL if unused. */
+	void (*drain)(struct egw_worker *w);
 	/** "show config" detail; NULL if none. */
 	void (*show)(FILE *f);
 };
@@ -85,9 +87,32 @@ egw_out_drop_bulk(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum 
 
 /** Hand m to the control lcore (in arrival order). */
 static inline void
+egw_out_ctrl_prio(struct egw_burst *b, struct rte_mbuf *m, enum egw_ctrl_prio prio)
+{
+	static const uint16_t full[EGW_CTRL_PRIO_MAX] = {
+		[EGW_CTRL_UP] = EGW_DROP_CTRL_FULL_UP,
+		[EGW_CTRL_OTHER] = EGW_DROP_CTRL_FULL,
+		[EGW_CTRL_START] = EGW_DROP_CTRL_FULL_START,
+		[EGW_CTRL_DISC] = EGW_DROP_CTRL_FULL_DISC,
+	};
+
+	if (unlikely(b->nb_ctrl[prio] == EGW_MAX_BURST)) {
+		egw_out_drop(b, m, full[prio]);
+		return;
+	}
+	b->ctrl[prio][b->nb_ctrl[prio]++] = m;
+}
+
+/* For the control path, on the ring of its class: discovery, session
+ * frames of sessions negotiating, or the rest. */
+static inline void
 egw_out_ctrl(struct egw_burst *b, struct rte_mbuf *m)
 {
-	b->ctrl[b->nb_ctrl++] = m;
+	switch (egw_eth_meta(m)->cls) {
+	case EGW_ETH_CLS_PPPOE_DISC: egw_out_ctrl_prio(b, m, EGW_CTRL_DISC); break;
+	case EGW_ETH_CLS_PPPOE_SESS: egw_out_ctrl_prio(b, m, EGW_CTRL_START); break;
+	default: egw_out_ctrl_prio(b, m, EGW_CTRL_OTHER); break;
+	}
 }
 
 /* Gateway stages: one function per frame class, over a burst of that class. */

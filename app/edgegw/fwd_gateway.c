@@ -222,6 +222,41 @@ gw_show(FILE *f)
 		fprintf(f, "  gateway: port %u role %s\n", pid, egw_role_name(egw.ports[pid].role));
 }
 
+/* Each loop: what a stage holds between bursts (the PPPoE handoff) leaves
+ * through the RX queue it came in on, counted there. */
+static inline void
+gw_poll_port(struct egw_worker *w, bool flush)
+{
+	struct egw_burst *b = &w->burst;
+	uint16_t i;
+
+	if (w->pppoe == NULL)
+		return;
+	for (i = 0; i < w->nb_rxq; i++) {
+		uint16_t port = w->rxq[i].port, queue = w->rxq[i].queue;
+
+		if (egw.ports[port].role != EGW_ROLE_ACCESS)
+			continue;
+		b->port = port;
+		b->queue = queue;
+		b->qs = &egw.ports[port].qstats[queue];
+		egw_pppoe_stage_poll(b, flush);
+		egw_burst_flush(b);
+	}
+}
+
+static void
+gw_poll(struct egw_worker *w)
+{
+	gw_poll_port(w, false);
+}
+
+static void
+gw_drain(struct egw_worker *w)
+{
+	gw_poll_port(w, true);
+}
+
 const struct egw_fwd_engine egw_fwd_gateway = {
 	.name = "gateway",
 	.args = "[xconnect]",
@@ -231,5 +266,7 @@ const struct egw_fwd_engine egw_fwd_gateway = {
 	.begin = gw_begin,
 	.end = gw_end,
 	.rx = gw_rx,
+	.poll = gw_poll,
+	.drain = gw_drain,
 	.show = gw_show,
 };

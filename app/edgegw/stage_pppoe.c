@@ -52,9 +52,10 @@ static_assert(EGW_MAX_BURST <= EGW_PPPOE_MAX_BURST, "a gateway burst must fit on
 /* Per-worker context and scratch, on the worker's socket. */
 struct egw_pppoe_stage_worker {
 	struct egw_pppoe_ctx *ctx;
-	struct egw_pppoe_res res;           /* counts zero between calls */
-	struct rte_mbuf *v4[EGW_MAX_BURST]; /* decapsulated frames, by class */
-	struct rte_mbuf *v6[EGW_MAX_BURST];
+	struct egw_pppoe_res res; /* counts zero between calls */
+	/* decapsulated frames, by class (a burst and what the handoff held) */
+	struct rte_mbuf *v4[EGW_PPPOE_MAX_BURST];
+	struct rte_mbuf *v6[EGW_PPPOE_MAX_BURST];
 };
 
 static egw_stage_fn next_sess;
@@ -72,29 +73,30 @@ pppoe_account(struct egw_burst *b, struct egw_pppoe_res *res)
 	memset(res, 0, offsetof(struct egw_pppoe_res, out));
 }
 
+/* The stages take at most EGW_MAX_BURST frames a call; frames the handoff
+ * held come out with a burst and may make more. */
 static void
-stage_pppoe_sess(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+stage_chunks(struct egw_burst *b, enum egw_eth_class cls, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct egw_pppoe_stage_worker *pw = b->w->pppoe;
-	struct egw_pppoe_res *res;
+	egw_stage_fn fn = egw_gateway_get_stage(cls);
+	uint16_t i, k;
+
+	for (i = 0; i < n; i += k) {
+		k = RTE_MIN((uint16_t)(n - i), (uint16_t)EGW_MAX_BURST);
+		fn(b, pkts + i, k);
+	}
+}
+
+/* Decapsulated frames (res->out) start again at the head of their class's
+ * chain; control frames go to the control path, those of bound sessions
+ * on the first ring. */
+static void
+decap_dispatch(struct egw_burst *b, struct egw_pppoe_stage_worker *pw, struct egw_pppoe_res *res)
+{
 	uint16_t i, n4 = 0, n6 = 0;
 
-	if (pw == NULL) {
-		/* lib/pppoe not initialised (start-up): as before, to control */
-		next_sess(b, pkts, n);
-		return;
-	}
-	/* The role is the application's: a port declared to lib/pppoe once
-	 * stays declared there, but stops terminating PPPoE when its role
-	 * changes. */
-	if (egw.ports[b->port].role != EGW_ROLE_ACCESS) {
-		egw_out_drop_bulk(b, pkts, n, EGW_DROP_PPPOE_NOT_ACCESS);
-		return;
-	}
-	res = &pw->res;
-	egw_pppoe_decap_burst(pw->ctx, pkts, n, res);
 	for (i = 0; i < res->n_ctrl; i++)
-		egw_out_ctrl(b, res->ctrl[i]);
+		egw_out_ctrl_prio(b, res->ctrl[i], res->ctrl_up[i] ? EGW_CTRL_UP : EGW_CTRL_START);
 	for (i = 0; i < res->n_out; i++) {
 		struct rte_mbuf *m = res->out[i];
 
@@ -110,11 +112,41 @@ stage_pppoe_sess(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	 * order; the two classes of one burst are two batches, as the
 	 * gateway stages every class. */
 	b->from_session = 1;
-	if (n4 != 0)
-		egw_gateway_get_stage(EGW_ETH_CLS_IPV4)(b, pw->v4, n4);
-	if (n6 != 0)
-		egw_gateway_get_stage(EGW_ETH_CLS_IPV6)(b, pw->v6, n6);
+	stage_chunks(b, EGW_ETH_CLS_IPV4, pw->v4, n4);
+	stage_chunks(b, EGW_ETH_CLS_IPV6, pw->v6, n6);
 	b->from_session = 0;
+}
+
+static void
+stage_pppoe_sess(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct egw_pppoe_stage_worker *pw = b->w->pppoe;
+
+	if (pw == NULL) {
+		/* lib/pppoe not initialised (start-up): as before, to control */
+		next_sess(b, pkts, n);
+		return;
+	}
+	/* The role is the application's: a port declared to lib/pppoe once
+	 * stays declared there, but stops terminating PPPoE when its role
+	 * changes. */
+	if (egw.ports[b->port].role != EGW_ROLE_ACCESS) {
+		egw_out_drop_bulk(b, pkts, n, EGW_DROP_PPPOE_NOT_ACCESS);
+		return;
+	}
+	egw_pppoe_decap_burst(pw->ctx, pkts, n, &pw->res);
+	decap_dispatch(b, pw, &pw->res);
+}
+
+void
+egw_pppoe_stage_poll(struct egw_burst *b, bool flush)
+{
+	struct egw_pppoe_stage_worker *pw = b->w->pppoe;
+
+	if (pw == NULL || egw_pppoe_ctx_held(pw->ctx) == 0)
+		return;
+	egw_pppoe_ctx_poll(pw->ctx, b->port, flush, &pw->res);
+	decap_dispatch(b, pw, &pw->res);
 }
 
 void
@@ -451,8 +483,12 @@ egw_pppoe_stage_show_config(FILE *f)
 		c.mss_mode < RTE_DIM(mss_names) ? mss_names[c.mss_mode] : "?");
 	if (c.mss_mode == EGW_PPPOE_MSS_FIXED)
 		fprintf(f, " %u", c.mss_value);
-	fprintf(f, "\n  pppoe: limits: %u sessions, %u per MAC; keepalive ", c.max_sessions,
-		c.max_per_mac);
+	fprintf(f,
+		"\n  pppoe: limits: %u sessions, %u per MAC, %u starting; PADI %u/s (%u/s per "
+		"MAC), PADR %u/s (%u/s per MAC); auth-hold %u s\n  pppoe: keepalive ",
+		c.max_sessions, c.max_per_mac, c.guard.max_starting, c.guard.padi_rate,
+		c.guard.padi_rate_mac, c.guard.padr_rate, c.guard.padr_rate_mac,
+		c.guard.auth_hold_s);
 	if (c.keepalive_s == 0)
 		fprintf(f, "off");
 	else
@@ -557,7 +593,7 @@ json_session(const struct egw_pppoe_session_info *s, void *arg)
 }
 
 /* Room for the control counters lib/pppoe reports. */
-#define CTRL_CNT_MAX 128
+#define CTRL_CNT_MAX 256
 
 void
 egw_pppoe_stage_json(FILE *f)
@@ -591,10 +627,14 @@ egw_pppoe_stage_json(FILE *f)
 		jw.first = false;
 	}
 	fprintf(f,
-		"], \"max_sessions\": %u, \"max_per_mac\": %u, \"mru\": %u, \"mss_clamp\": "
+		"], \"max_sessions\": %u, \"max_per_mac\": %u, \"max_starting\": %u, "
+		"\"padi_rate\": %u, \"padi_rate_mac\": %u, \"padr_rate\": %u, \"padr_rate_mac\": "
+		"%u, \"auth_hold_s\": %u, \"mru\": %u, \"mss_clamp\": "
 		"\"%s\", \"mss_value\": %u, \"keepalive_s\": %u, \"keepalive_misses\": %u, "
 		"\"auth\": \"%s\"},\n    \"control\": {",
-		c.max_sessions, c.max_per_mac, c.mru,
+		c.max_sessions, c.max_per_mac, c.guard.max_starting, c.guard.padi_rate,
+		c.guard.padi_rate_mac, c.guard.padr_rate, c.guard.padr_rate_mac,
+		c.guard.auth_hold_s, c.mru,
 		c.mss_mode < RTE_DIM(mss_names) ? mss_names[c.mss_mode] : "?", c.mss_value,
 		c.keepalive_s, c.keepalive_misses,
 		c.auth < RTE_DIM(auth_names) ? auth_names[c.auth] : "?");

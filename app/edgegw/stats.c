@@ -269,8 +269,10 @@ egw_show_fwd_stats(FILE *f)
 	/* frames the control path built: not in the ports' TX counts above */
 	fprintf(f,
 		"  Control TX: %" PRIu64 " handed over, %" PRIu64 " freed unsent (ring full, no "
-		"port); sent %" PRIu64 ", refused by the TX queue %" PRIu64 "\n",
-		EGW_CNT_READ(egw.ctrl.tx), EGW_CNT_READ(egw.ctrl.tx_drop), ctrl_tx, ctrl_tx_drop);
+		"port); sent %" PRIu64 ", refused by the TX queue %" PRIu64
+		"; input paused %" PRIu64 " times (TX rings nearly full)\n",
+		EGW_CNT_READ(egw.ctrl.tx), EGW_CNT_READ(egw.ctrl.tx_drop), ctrl_tx, ctrl_tx_drop,
+		EGW_CNT_READ(egw.ctrl.tx_backpressure));
 	fprintf(f,
 		"  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
 }
@@ -434,8 +436,11 @@ egw_stats_json(const char *path)
 	for (r = 0; r < EGW_DROP_MAX; r++)
 		fprintf(f, "%s\"%s\": %" PRIu64, r ? ", " : "", egw_drop_names[r],
 			EGW_CNT_READ(egw.ctrl.drop[r]));
-	fprintf(f, "}, \"tx\": %" PRIu64 ", \"tx_drop\": %" PRIu64 "},\n  \"rxtokens\": ",
-		EGW_CNT_READ(egw.ctrl.tx), EGW_CNT_READ(egw.ctrl.tx_drop));
+	fprintf(f,
+		"}, \"tx\": %" PRIu64 ", \"tx_drop\": %" PRIu64 ", \"tx_backpressure\": %" PRIu64
+		"},\n  \"rxtokens\": ",
+		EGW_CNT_READ(egw.ctrl.tx), EGW_CNT_READ(egw.ctrl.tx_drop),
+		EGW_CNT_READ(egw.ctrl.tx_backpressure));
 	egw_rxtok_json(f);
 	fprintf(f, ",\n  \"esp\": ");
 	egw_esp_stage_json(f);

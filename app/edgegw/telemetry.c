@@ -158,8 +158,8 @@ tel_esp(const char *cmd __rte_unused, const char *params __rte_unused, struct rt
 static int
 tel_pppoe(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
-	const char *names[128];
-	uint64_t values[128], drop[EGW_PPPOE_DROP_MAX];
+	const char *names[256];
+	uint64_t values[256], drop[EGW_PPPOE_DROP_MAX];
 	unsigned int count[4], total, n, i;
 
 	rte_tel_data_start_dict(d);
@@ -180,6 +180,8 @@ tel_pppoe(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	rte_tel_data_add_dict_u64(d, "ctrl_tx", EGW_CNT_READ(egw.ctrl.tx));
 	rte_tel_data_add_dict_u64(d, "ctrl_tx_drop", EGW_CNT_READ(egw.ctrl.tx_drop));
+	rte_tel_data_add_dict_u64(d, "ctrl_tx_backpressure",
+				  EGW_CNT_READ(egw.ctrl.tx_backpressure));
 	egw_pppoe_stage_drops(drop);
 	for (i = 0; i < EGW_PPPOE_DROP_MAX; i++)
 		rte_tel_data_add_dict_u64(d, egw_pppoe_drop_name(i), drop[i]);

@@ -19,8 +19,15 @@ static_assert(RTE_MAX_ETHPORTS <= 64, "egw_burst.tx_ports is a 64-bit mask");
 
 /* Ring from the control path to each worker, and how much of it a worker
  * sends per loop. */
-#define CTRL_TX_RING 1024
+/* Frames from a worker to the control path, per priority (egw.h) */
+#define CTRL_RING 1024
+/* Frames the control path built, to a worker: room for a second of
+ * keepalive of 4,000 sessions, or a burst of set-ups; the control path
+ * stops reading input while less than CTRL_TX_RESERVE is free
+ * (egw_control_poll()) */
+#define CTRL_TX_RING 8192
 #define CTRL_TX_BURST 32
+#define CTRL_TX_BURSTS_PER_LOOP 4
 
 int
 egw_workers_init(void)
@@ -156,16 +163,24 @@ egw_burst_flush(struct egw_burst *b)
 	}
 	b->tx_ports = 0;
 
-	if (b->nb_ctrl != 0) {
-		unsigned int q =
-			rte_ring_enqueue_burst(w->ctrl_ring, (void **)b->ctrl, b->nb_ctrl, NULL);
+	for (r = 0; r < EGW_CTRL_PRIO_MAX; r++) {
+		static const uint16_t full[EGW_CTRL_PRIO_MAX] = {
+			[EGW_CTRL_UP] = EGW_DROP_CTRL_FULL_UP,
+			[EGW_CTRL_OTHER] = EGW_DROP_CTRL_FULL,
+			[EGW_CTRL_START] = EGW_DROP_CTRL_FULL_START,
+			[EGW_CTRL_DISC] = EGW_DROP_CTRL_FULL_DISC,
+		};
+		unsigned int nc = b->nb_ctrl[r], q;
 
-		if (unlikely(q < b->nb_ctrl)) {
-			b->drop[EGW_DROP_CTRL_FULL] += b->nb_ctrl - q;
-			rte_pktmbuf_free_bulk(&b->ctrl[q], b->nb_ctrl - q);
+		if (nc == 0)
+			continue;
+		q = rte_ring_enqueue_burst(w->ctrl_ring[r], (void **)b->ctrl[r], nc, NULL);
+		if (unlikely(q < nc)) {
+			b->drop[full[r]] += nc - q;
+			rte_pktmbuf_free_bulk(&b->ctrl[r][q], nc - q);
 		}
 		EGW_CNT_ADD(qs->queued, q);
-		b->nb_ctrl = 0;
+		b->nb_ctrl[r] = 0;
 	}
 
 	if (tx != 0) {
@@ -222,15 +237,21 @@ static inline void
 ctrl_tx_drain(struct egw_worker *w)
 {
 	struct rte_mbuf *pkts[CTRL_TX_BURST];
-	unsigned int n, sent, refused;
+	unsigned int n, sent, refused, k;
 
-	n = rte_ring_sc_dequeue_burst(w->ctrl_tx_ring, (void **)pkts, CTRL_TX_BURST, NULL);
-	if (n == 0)
-		return;
-	sent = ctrl_tx_send(w->idx, pkts, n, &refused);
-	EGW_CNT_ADD(w->stats.ctrl_tx, sent);
-	if (refused != 0)
-		EGW_CNT_ADD(w->stats.ctrl_tx_drop, refused);
+	/* a few bursts per loop: the control path may make frames faster
+	 * than one burst per loop (a keepalive round of many sessions) */
+	for (k = 0; k < CTRL_TX_BURSTS_PER_LOOP; k++) {
+		n = rte_ring_sc_dequeue_burst(w->ctrl_tx_ring, (void **)pkts, CTRL_TX_BURST, NULL);
+		if (n == 0)
+			return;
+		sent = ctrl_tx_send(w->idx, pkts, n, &refused);
+		EGW_CNT_ADD(w->stats.ctrl_tx, sent);
+		if (refused != 0)
+			EGW_CNT_ADD(w->stats.ctrl_tx_drop, refused);
+		if (n < CTRL_TX_BURST)
+			return;
+	}
 }
 
 static void
@@ -280,6 +301,8 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 		/* no shared table entry is held across this point */
 		rte_rcu_qsbr_quiescent(egw.qsbr, w->idx);
 	}
+	if (e->drain != NULL)
+		e->drain(w);
 	rte_rcu_qsbr_thread_offline(egw.qsbr, w->idx);
 }
 
@@ -316,12 +339,18 @@ egw_workers_launch(void)
 		struct egw_worker *w = egw.workers[i];
 		char name[RTE_RING_NAMESIZE];
 
-		snprintf(name, sizeof(name), "egw_ctrl_w%u", w->idx);
-		w->ctrl_ring = rte_ring_create(name, 1024, (int)rte_lcore_to_socket_id(w->lcore),
-					       RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (w->ctrl_ring == NULL) {
-			fprintf(stderr, "error: ring %s: %s\n", name, rte_strerror(rte_errno));
-			return -rte_errno;
+		unsigned int r;
+
+		for (r = 0; r < EGW_CTRL_PRIO_MAX; r++) {
+			snprintf(name, sizeof(name), "egw_ctrl_w%u_%u", w->idx, r);
+			w->ctrl_ring[r] = rte_ring_create(name, CTRL_RING,
+							  (int)rte_lcore_to_socket_id(w->lcore),
+							  RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (w->ctrl_ring[r] == NULL) {
+				fprintf(stderr, "error: ring %s: %s\n", name,
+					rte_strerror(rte_errno));
+				return -rte_errno;
+			}
 		}
 		snprintf(name, sizeof(name), "egw_ctrltx_w%u", w->idx);
 		w->ctrl_tx_ring =
@@ -427,18 +456,22 @@ egw_workers_free_rings(void)
 	for (i = 0; i < egw.nb_workers; i++) {
 		struct egw_worker *w = egw.workers[i];
 
-		while (w->ctrl_ring != NULL &&
-		       rte_ring_sc_dequeue(w->ctrl_ring, (void **)&m) == 0) {
-			EGW_CNT_ADD(egw.ctrl.drop[EGW_DROP_CTRL_FULL], 1);
-			rte_pktmbuf_free(m);
+		unsigned int r;
+
+		for (r = 0; r < EGW_CTRL_PRIO_MAX; r++) {
+			while (w->ctrl_ring[r] != NULL &&
+			       rte_ring_sc_dequeue(w->ctrl_ring[r], (void **)&m) == 0) {
+				EGW_CNT_ADD(egw.ctrl.drop[EGW_DROP_CTRL_FULL], 1);
+				rte_pktmbuf_free(m);
+			}
+			rte_ring_free(w->ctrl_ring[r]);
+			w->ctrl_ring[r] = NULL;
 		}
 		while (w->ctrl_tx_ring != NULL &&
 		       rte_ring_sc_dequeue(w->ctrl_tx_ring, (void **)&m) == 0) {
 			EGW_CNT_ADD(egw.ctrl.tx_drop, 1);
 			rte_pktmbuf_free(m);
 		}
-		rte_ring_free(w->ctrl_ring);
-		w->ctrl_ring = NULL;
 		rte_ring_free(w->ctrl_tx_ring);
 		w->ctrl_tx_ring = NULL;
 	}

@@ -16,6 +16,7 @@
 /* Largest per-MAC limit: every session id (RFC 2516 reserves 0 and 0xFFFF). */
 #define PER_MAC_MAX 65534
 #define KEEPALIVE_MAX_S 3600
+#define AUTH_HOLD_MAX_S 86400
 #define KEEPALIVE_MISSES_MAX 255
 /* RFC 1122 default MSS (536) up to what the largest MRU carries over IPv4. */
 #define MSS_MIN 536
@@ -115,6 +116,31 @@ egw_pppoe_set_limits(unsigned int sessions, unsigned int per_mac)
 }
 
 int
+egw_pppoe_set_guard(const struct egw_pppoe_guard *g)
+{
+	struct pppoe_conf *c = &pppoe_g.conf;
+	const unsigned int rates[] = {g->padi_rate, g->padi_rate_mac, g->padr_rate,
+				      g->padr_rate_mac};
+	unsigned int i;
+
+	if (g->max_starting == 0 || g->max_starting > pppoe_g.table_size || g->auth_hold_s == 0 ||
+	    g->auth_hold_s > AUTH_HOLD_MAX_S)
+		return -EINVAL;
+	for (i = 0; i < RTE_DIM(rates); i++)
+		if (rates[i] == 0 || rates[i] > EGW_PPPOE_DISC_RATE_MAX)
+			return -EINVAL;
+	c->max_starting = g->max_starting;
+	c->padi_rate = g->padi_rate;
+	c->padi_rate_mac = g->padi_rate_mac;
+	c->padr_rate = g->padr_rate;
+	c->padr_rate_mac = g->padr_rate_mac;
+	c->auth_hold_s = g->auth_hold_s;
+	/* the buckets of all clients start full at their new rates */
+	pppoe_disc_guard_reset();
+	return 0;
+}
+
+int
 egw_pppoe_set_mru(uint16_t mru)
 {
 	if (mru < MRU_MIN || mru > EGW_PPPOE_MRU_MAX)
@@ -175,6 +201,12 @@ egw_pppoe_config_get(struct egw_pppoe_config *cfg)
 	cfg->dns[1] = c->dns[1];
 	cfg->max_sessions = c->max_sessions;
 	cfg->max_per_mac = c->max_per_mac;
+	cfg->guard.max_starting = c->max_starting;
+	cfg->guard.padi_rate = c->padi_rate;
+	cfg->guard.padi_rate_mac = c->padi_rate_mac;
+	cfg->guard.padr_rate = c->padr_rate;
+	cfg->guard.padr_rate_mac = c->padr_rate_mac;
+	cfg->guard.auth_hold_s = c->auth_hold_s;
 	cfg->mru = c->mru;
 	cfg->mss_mode = c->mss_mode;
 	cfg->mss_value = c->mss_value;

@@ -72,7 +72,11 @@ conf_defaults(struct pppoe_conf *c)
 	memset(c, 0, sizeof(*c));
 	strcpy(c->ac_name, "edgegw");
 	c->max_sessions = pppoe_g.table_size;
-	c->max_per_mac = pppoe_g.table_size;
+	c->max_per_mac = RTE_MIN(EGW_PPPOE_PER_MAC_DEF, pppoe_g.table_size);
+	c->max_starting = RTE_MIN(EGW_PPPOE_STARTING_DEF, pppoe_g.table_size);
+	c->padi_rate = c->padr_rate = EGW_PPPOE_DISC_RATE_DEF;
+	c->padi_rate_mac = c->padr_rate_mac = EGW_PPPOE_DISC_RATE_MAC_DEF;
+	c->auth_hold_s = EGW_PPPOE_AUTH_HOLD_DEF;
 	c->mru = EGW_PPPOE_MRU_DEF;
 	c->mss_mode = EGW_PPPOE_MSS_AUTO;
 	c->keepalive_s = 30;
@@ -189,7 +193,8 @@ egw_pppoe_port_add(uint16_t port, const struct rte_ether_addr *mac, uint16_t mtu
 	pt = &pppoe_g.ports[port];
 	pt->mac = *mac;
 	pt->mtu = mtu;
-	pt->access = true;
+	/* the data path loads it (relaxed): the MAC and MTU are the control path's */
+	__atomic_store_n(&pt->access, true, __ATOMIC_RELEASE);
 	return 0;
 }
 

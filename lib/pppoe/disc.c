@@ -25,13 +25,29 @@
  *  - a PADR for a service we do not serve gets a PADS with session id 0 and
  *    Service-Name-Error, one refused by a session limit a PADS with session id
  *    0 and AC-System-Error (section 5.4);
- *  - a client whose PADS was lost sends the same PADR again: when the PADR
- *    matches one answered within PADR_RESEND_S seconds (same port, VLANs,
- *    MAC, cookie and Host-Uniq) and that session has received nothing yet,
- *    the same PADS is sent again instead of opening a second session.
+ *  - an AC-Cookie opens one session: every accepted cookie is remembered
+ *    (in the table of its secret's epoch, emptied when that secret retires,
+ *    so as long as the cookie could be valid); a PADR carrying a cookie
+ *    already used is a repeat when it matches the first (same Host-Uniq)
+ *    within PADR_RESEND_S seconds and that session has received nothing yet:
+ *    the same PADS is sent again; any other use is refused without a reply.
+ *    A full table refuses the PADR (fail closed), counted.
  *
- * AC cookie: epoch byte || first 16 bytes of HMAC-SHA256(secret[epoch],
- * epoch || client MAC || port || number of tags || VLAN ids). The secret is
+ * Floods (the guard, egw_pppoe_set_guard()): PADIs and PADRs are limited
+ * by token buckets, one over all clients and one per client MAC, checked
+ * before the tags are parsed; no PADO while max_starting sessions are still
+ * negotiating, and a PADR then gets a refusing PADS. A MAC whose login
+ * failed is held (no PADO, no PADS) for 1 s, doubling with each further
+ * failure up to auth_fail_hold_s, until a session of it binds. Per-MAC
+ * state is a fixed array of MAC_SLOTS slots indexed by a keyed hash of the
+ * MAC (secret drawn at start): memory does not grow with the number of MACs
+ * a flood uses, and an attacker cannot aim at a victim's slot; two MACs that
+ * share a slot share its buckets.
+ *
+ * AC cookie: epoch byte || 4-byte nonce || first 16 bytes of
+ * HMAC-SHA256(secret[epoch], epoch || nonce || client MAC || port || number
+ * of tags || VLAN ids). The nonce counts PADOs, so each PADO carries its own
+ * cookie and each cookie opens one session. The secret is
  * drawn with RAND_bytes and replaced every COOKIE_ROTATE_S seconds; the
  * previous one is still accepted, so a cookie lives between one and two
  * rotation periods. Cookies are compared in constant time.
@@ -47,6 +63,9 @@
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_ether.h>
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "pppoe_private.h"
@@ -54,7 +73,8 @@
 #define COOKIE_ROTATE_S 60
 #define COOKIE_KEY_LEN 32
 #define COOKIE_MAC_LEN 16
-#define COOKIE_LEN (1 + COOKIE_MAC_LEN)
+#define COOKIE_NONCE_LEN 4
+#define COOKIE_LEN (1 + COOKIE_NONCE_LEN + COOKIE_MAC_LEN)
 
 /* 9216: the largest frame an access port takes (as in ctl.c) */
 #define DISC_SCRATCH 9216
@@ -62,38 +82,54 @@
  * standard 1500-byte link, whatever our port's MTU. */
 #define REPLY_MAX RTE_ETHER_MTU
 
-/* PADR retransmission: remembered PADS (see the top of the file) */
+/* PADR retransmission: a used cookie's session (see the top of the file) */
 #define PADR_RESEND_S 30
-#define PADR_CACHE 64
-#define PADR_HU_MAX 64 /* longer Host-Uniq values are not remembered */
+/* Used cookies per secret epoch: more than the default PADR rate accepts
+ * in one rotation period (2,000/s x 60 s) */
+#define USED_COOKIES 131072
+/* Per-MAC guard slots (power of two) */
+#define MAC_SLOTS 65536
+/* First hold after a failed login; doubles with each further failure */
+#define AUTH_HOLD_FIRST_S 1
 
 /* Error texts of refusing PADSs (RFC 2516 A: UTF-8, for people) */
 #define PADS_ERR_SERVICE "service not offered"
 #define PADS_ERR_LIMIT "session limit reached"
 #define PADS_ERR_PER_MAC "too many sessions for this MAC"
-#define PADS_ERR_MAX (sizeof(PADS_ERR_PER_MAC) - 1)
+#define PADS_ERR_STARTING "too many sessions starting, try again"
+#define PADS_ERR_MAX (sizeof(PADS_ERR_STARTING) - 1)
 
 static struct {
 	uint8_t key[2][COOKIE_KEY_LEN]; /* key[gen & 1] current, the other the previous */
 	uint32_t gen;
+	uint32_t nonce;    /* of the next cookie */
 	uint64_t last_tsc; /* last rotation */
 	bool ready;
 } ck;
 
-struct padr_ent {
-	uint64_t tsc; /* 0: free */
+/* What a used cookie opened (the data of its entry in ck_used[]). */
+struct cookie_use {
+	uint64_t tsc;     /* when */
+	uint64_t hu_hash; /* Host-Uniq of the PADR (hash of length and value) */
 	uint16_t sid;
-	uint16_t port;
-	struct rte_ether_addr mac;
-	uint8_t n_vlan;
-	uint16_t vid[2];
-	uint8_t cookie[COOKIE_LEN];
-	uint16_t hu_len;
-	uint8_t hu[PADR_HU_MAX];
 };
 
-static struct padr_ent padr_cache[PADR_CACHE];
-static unsigned int padr_next;
+/* Used cookies of the two live epochs: ck_used[epoch & 1] */
+static struct rte_hash *ck_used[2];
+static struct cookie_use *ck_use_data[2]; /* indexed by key position */
+
+/* Per-MAC guard state (GCRA: theoretical arrival times) */
+struct mac_slot {
+	uint64_t padi_tat, padr_tat;
+	uint64_t hold_until; /* tsc; 0: not held */
+	uint32_t fails;      /* failed logins since the last bind */
+};
+
+static struct {
+	struct mac_slot *slot; /* MAC_SLOTS */
+	uint32_t seed;
+	uint64_t padi_tat, padr_tat; /* all clients */
+} guard;
 
 static uint8_t disc_scratch[DISC_SCRATCH] __rte_cache_aligned;
 
@@ -272,20 +308,21 @@ echo_tags(struct reply *r, const struct pppoe_tags *t)
 
 /* ---- cookies --------------------------------------------------------------- */
 
+/* The MAC part of a cookie whose epoch byte and nonce are c[0..4]. */
 static void
-cookie_mac(const uint8_t key[COOKIE_KEY_LEN], uint8_t epoch, const struct peer *pe,
+cookie_mac(const uint8_t key[COOKIE_KEY_LEN], const uint8_t *c, const struct peer *pe,
 	   uint8_t out[COOKIE_MAC_LEN])
 {
-	uint8_t msg[1 + RTE_ETHER_ADDR_LEN + 2 + 1 + 4];
-	uint8_t md[EVP_MAX_MD_SIZE];
+	uint8_t msg[1 + COOKIE_NONCE_LEN + RTE_ETHER_ADDR_LEN + 2 + 1 + 4];
+	uint8_t md[EVP_MAX_MD_SIZE], *p = msg + 1 + COOKIE_NONCE_LEN;
 	unsigned int mdlen = 0;
 
-	msg[0] = epoch;
-	memcpy(msg + 1, pe->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
-	put_be16(msg + 7, pe->port);
-	msg[9] = pe->n_vlan;
-	put_be16(msg + 10, pe->vid[0]);
-	put_be16(msg + 12, pe->vid[1]);
+	memcpy(msg, c, 1 + COOKIE_NONCE_LEN);
+	memcpy(p, pe->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	put_be16(p + 6, pe->port);
+	p[8] = pe->n_vlan;
+	put_be16(p + 9, pe->vid[0]);
+	put_be16(p + 11, pe->vid[1]);
 	if (HMAC(EVP_sha256(), key, COOKIE_KEY_LEN, msg, sizeof(msg), md, &mdlen) == NULL ||
 	    mdlen < COOKIE_MAC_LEN) {
 		/* never matches a cookie we made: all zero vs. an HMAC */
@@ -300,7 +337,9 @@ static void
 cookie_make(const struct peer *pe, uint8_t out[COOKIE_LEN])
 {
 	out[0] = (uint8_t)ck.gen;
-	cookie_mac(ck.key[ck.gen & 1], out[0], pe, out + 1);
+	memcpy(out + 1, &ck.nonce, COOKIE_NONCE_LEN);
+	ck.nonce++;
+	cookie_mac(ck.key[ck.gen & 1], out, pe, out + 1 + COOKIE_NONCE_LEN);
 }
 
 static bool
@@ -317,13 +356,15 @@ cookie_ok(const struct peer *pe, const uint8_t *c, uint16_t len)
 		gen = ck.gen - 1;
 	else
 		return false;
-	cookie_mac(ck.key[gen & 1], c[0], pe, want);
-	return CRYPTO_memcmp(want, c + 1, COOKIE_MAC_LEN) == 0;
+	cookie_mac(ck.key[gen & 1], c, pe, want);
+	return CRYPTO_memcmp(want, c + 1 + COOKIE_NONCE_LEN, COOKIE_MAC_LEN) == 0;
 }
 
 int
 pppoe_disc_init(void)
 {
+	unsigned int i;
+
 	memset(&ck, 0, sizeof(ck));
 	/* both: a cookie of "the previous epoch" right after start must fail too */
 	if (RAND_bytes(ck.key[0], COOKIE_KEY_LEN) != 1 ||
@@ -335,17 +376,53 @@ pppoe_disc_init(void)
 	ck.gen = 1;
 	ck.last_tsc = rte_rdtsc();
 	ck.ready = true;
-	memset(padr_cache, 0, sizeof(padr_cache));
-	padr_next = 0;
+	for (i = 0; i < 2; i++) {
+		char name[RTE_HASH_NAMESIZE];
+		struct rte_hash_parameters hp = {
+			.name = name,
+			.entries = USED_COOKIES,
+			.key_len = COOKIE_LEN,
+			.hash_func = rte_jhash,
+			.socket_id = pppoe_g.socket,
+		};
+
+		snprintf(name, sizeof(name), "egw_pppoe_ck%u", i);
+		ck_used[i] = rte_hash_create(&hp);
+		if (ck_used[i] == NULL)
+			goto nomem;
+		ck_use_data[i] = rte_zmalloc_socket("egw_pppoe_ck_use",
+						    ((size_t)rte_hash_max_key_id(ck_used[i]) + 1) *
+							    sizeof(struct cookie_use),
+						    0, pppoe_g.socket);
+		if (ck_use_data[i] == NULL)
+			goto nomem;
+	}
+	guard.slot = rte_zmalloc_socket("egw_pppoe_guard", MAC_SLOTS * sizeof(struct mac_slot),
+					RTE_CACHE_LINE_SIZE, pppoe_g.socket);
+	if (guard.slot == NULL || RAND_bytes((uint8_t *)&guard.seed, sizeof(guard.seed)) != 1)
+		goto nomem;
+	guard.padi_tat = guard.padr_tat = 0;
 	return 0;
+nomem:
+	PPPOE_LOG(ERR, "discovery: no memory for the used-cookie tables or the guard");
+	pppoe_disc_fini();
+	return -ENOMEM;
 }
 
 void
 pppoe_disc_fini(void)
 {
+	unsigned int i;
+
 	OPENSSL_cleanse(&ck, sizeof(ck));
-	memset(padr_cache, 0, sizeof(padr_cache));
-	padr_next = 0;
+	for (i = 0; i < 2; i++) {
+		rte_hash_free(ck_used[i]);
+		ck_used[i] = NULL;
+		rte_free(ck_use_data[i]);
+		ck_use_data[i] = NULL;
+	}
+	rte_free(guard.slot);
+	memset(&guard, 0, sizeof(guard));
 }
 
 unsigned int
@@ -364,7 +441,102 @@ pppoe_disc_service(uint64_t now_tsc)
 	}
 	ck.gen++;
 	ck.last_tsc = now_tsc;
+	/* the cookies the table of this parity remembers were made with the
+	 * key just replaced: none of them can be valid any more */
+	rte_hash_reset(ck_used[ck.gen & 1]);
 	return 1;
+}
+
+/* ---- the guard ------------------------------------------------------------------- */
+
+static struct mac_slot *
+mac_slot(const struct rte_ether_addr *mac)
+{
+	return &guard.slot[rte_jhash(mac->addr_bytes, RTE_ETHER_ADDR_LEN, guard.seed) &
+			   (MAC_SLOTS - 1)];
+}
+
+/* Token bucket as GCRA: rate per second, a burst of one second's worth.
+ * true (and the token taken) if one more may pass now. */
+static bool
+rate_take(uint64_t *tat, uint64_t now, unsigned int rate)
+{
+	uint64_t iv = rte_get_tsc_hz() / rate, t = RTE_MAX(*tat, now);
+
+	if (t - now > iv * (rate - 1))
+		return false;
+	*tat = t + iv;
+	return true;
+}
+
+/* The per-MAC then the global bucket of PADIs (padi) or PADRs; false with
+ * the reason counted. A held MAC passes neither. */
+static bool
+guard_pass(const struct peer *pe, bool padi, uint64_t now)
+{
+	const struct pppoe_conf *c = &pppoe_g.conf;
+	struct mac_slot *sl = mac_slot(&pe->mac);
+
+	if (sl->hold_until != 0 && (int64_t)(sl->hold_until - now) > 0) {
+		PPPOE_CNT_INC(DISC_AUTH_HOLD);
+		return false;
+	}
+	if (padi) {
+		if (!rate_take(&sl->padi_tat, now, c->padi_rate_mac)) {
+			PPPOE_CNT_INC(DISC_PADI_RATE_MAC);
+			return false;
+		}
+		if (!rate_take(&guard.padi_tat, now, c->padi_rate)) {
+			PPPOE_CNT_INC(DISC_PADI_RATE);
+			return false;
+		}
+		return true;
+	}
+	if (!rate_take(&sl->padr_tat, now, c->padr_rate_mac)) {
+		PPPOE_CNT_INC(DISC_PADR_RATE_MAC);
+		return false;
+	}
+	if (!rate_take(&guard.padr_tat, now, c->padr_rate)) {
+		PPPOE_CNT_INC(DISC_PADR_RATE);
+		return false;
+	}
+	return true;
+}
+
+void
+pppoe_disc_guard_reset(void)
+{
+	guard.padi_tat = guard.padr_tat = 0;
+}
+
+void
+pppoe_disc_login_failed(const struct rte_ether_addr *mac)
+{
+	struct mac_slot *sl;
+	uint64_t hold;
+
+	if (guard.slot == NULL)
+		return;
+	sl = mac_slot(mac);
+	if (sl->fails < UINT32_MAX)
+		sl->fails++;
+	hold = (uint64_t)AUTH_HOLD_FIRST_S << RTE_MIN(sl->fails - 1, 20u);
+	hold = RTE_MIN(hold, (uint64_t)pppoe_g.conf.auth_hold_s);
+	sl->hold_until = rte_rdtsc() + hold * rte_get_tsc_hz();
+	if (sl->hold_until == 0)
+		sl->hold_until = 1;
+}
+
+void
+pppoe_disc_login_ok(const struct rte_ether_addr *mac)
+{
+	struct mac_slot *sl;
+
+	if (guard.slot == NULL)
+		return;
+	sl = mac_slot(mac);
+	sl->fails = 0;
+	sl->hold_until = 0;
 }
 
 /* ---- replies ----------------------------------------------------------------- */
@@ -489,63 +661,64 @@ pppoe_disc_send_padt(struct pppoe_sess *s, const char *error)
 	return 0;
 }
 
-/* ---- PADR retransmissions ------------------------------------------------------ */
+/* ---- used cookies ------------------------------------------------------------ */
 
-static bool
-peer_is(const struct padr_ent *e, const struct peer *pe)
+static uint64_t
+hu_hash(const struct pppoe_tags *t)
 {
-	return e->port == pe->port && rte_is_same_ether_addr(&e->mac, &pe->mac) &&
-	       e->n_vlan == pe->n_vlan && e->vid[0] == pe->vid[0] && e->vid[1] == pe->vid[1];
+	uint32_t len = t->host_uniq != NULL ? t->host_uniq_len : 0;
+
+	return (uint64_t)len << 32 | (len != 0 ? rte_jhash(t->host_uniq, len, guard.seed) : 0);
 }
 
-/* The session a repeated PADR asks for again, or NULL. */
-static struct pppoe_sess *
-padr_repeat(const struct peer *pe, const struct pppoe_tags *t, uint64_t now)
+/* What the cookie (checked valid) opened before, or NULL. */
+static struct cookie_use *
+cookie_used(const uint8_t *cookie)
 {
-	uint64_t window = rte_get_tsc_hz() * PADR_RESEND_S;
-	unsigned int i;
+	unsigned int e = cookie[0] & 1;
+	int32_t pos = rte_hash_lookup(ck_used[e], cookie);
 
-	if (t->host_uniq_len > PADR_HU_MAX)
+	return pos >= 0 ? &ck_use_data[e][pos] : NULL;
+}
+
+/* Remember a cookie as used; NULL if its table is full. */
+static struct cookie_use *
+cookie_use(const uint8_t *cookie, const struct pppoe_tags *t, uint64_t now)
+{
+	unsigned int e = cookie[0] & 1;
+	int32_t pos = rte_hash_add_key(ck_used[e], cookie);
+	struct cookie_use *u;
+
+	if (pos < 0)
 		return NULL;
-	for (i = 0; i < PADR_CACHE; i++) {
-		struct padr_ent *e = &padr_cache[i];
-		struct pppoe_sess *s;
-
-		if (e->tsc == 0 || now - e->tsc > window || !peer_is(e, pe) ||
-		    memcmp(e->cookie, t->cookie, COOKIE_LEN) != 0 ||
-		    e->hu_len != t->host_uniq_len ||
-		    (e->hu_len != 0 && memcmp(e->hu, t->host_uniq, e->hu_len) != 0))
-			continue;
-		s = pppoe_sess_get(e->sid);
-		/* still the session we opened, and the client has not spoken on it */
-		if (s != NULL && s->state == EGW_PPPOE_S_NEGOTIATING && s->ctrl_rx == 0 &&
-		    s->port == pe->port && rte_is_same_ether_addr(&s->mac, &pe->mac))
-			return s;
-		e->tsc = 0;
-	}
-	return NULL;
+	u = &ck_use_data[e][pos];
+	u->tsc = now;
+	u->hu_hash = hu_hash(t);
+	u->sid = 0;
+	return u;
 }
 
 static void
-padr_remember(const struct peer *pe, const struct pppoe_tags *t, uint16_t sid, uint64_t now)
+cookie_unuse(const uint8_t *cookie)
 {
-	struct padr_ent *e;
+	rte_hash_del_key(ck_used[cookie[0] & 1], cookie);
+}
 
-	if (t->host_uniq_len > PADR_HU_MAX)
-		return;
-	e = &padr_cache[padr_next];
-	padr_next = (padr_next + 1) % PADR_CACHE;
-	e->tsc = now != 0 ? now : 1;
-	e->sid = sid;
-	e->port = pe->port;
-	e->mac = pe->mac;
-	e->n_vlan = pe->n_vlan;
-	e->vid[0] = pe->vid[0];
-	e->vid[1] = pe->vid[1];
-	memcpy(e->cookie, t->cookie, COOKIE_LEN);
-	e->hu_len = t->host_uniq_len;
-	if (t->host_uniq_len != 0)
-		memcpy(e->hu, t->host_uniq, t->host_uniq_len);
+/* A PADR with a used cookie: the session it repeats the PADR of (the same
+ * client, Host-Uniq and session, which has received nothing yet), or NULL. */
+static struct pppoe_sess *
+padr_repeat(const struct peer *pe, const struct pppoe_tags *t, const struct cookie_use *u,
+	    uint64_t now)
+{
+	struct pppoe_sess *s;
+
+	if (u->hu_hash != hu_hash(t) || now - u->tsc > rte_get_tsc_hz() * PADR_RESEND_S)
+		return NULL;
+	s = pppoe_sess_get(u->sid);
+	if (s != NULL && s->state == EGW_PPPOE_S_NEGOTIATING && s->ctrl_rx == 0 &&
+	    s->port == pe->port && rte_is_same_ether_addr(&s->mac, &pe->mac))
+		return s;
+	return NULL;
 }
 
 /* ---- input ------------------------------------------------------------------- */
@@ -581,6 +754,8 @@ padi_input(const struct peer *pe, const uint8_t *dst, uint16_t sid, const uint8_
 		PPPOE_CNT_INC(DISC_PADI_SID);
 		return;
 	}
+	if (!guard_pass(pe, true, rte_rdtsc()))
+		return;
 	if (!tags_ok(tags, len, &t))
 		return;
 	if (!t.has_service) {
@@ -596,6 +771,10 @@ padi_input(const struct peer *pe, const uint8_t *dst, uint16_t sid, const uint8_
 		PPPOE_CNT_INC(DISC_PADI_FULL);
 		return;
 	}
+	if (pppoe_sess_starting() >= pppoe_g.conf.max_starting) {
+		PPPOE_CNT_INC(DISC_PADI_STARTING);
+		return;
+	}
 	send_pado(pe, &t);
 }
 
@@ -606,6 +785,7 @@ padr_input(const struct peer *pe, const uint8_t *dst, uint16_t sid, const uint8_
 	const struct pppoe_port *pt = &pppoe_g.ports[pe->port];
 	uint64_t now = rte_rdtsc();
 	enum pppoe_refuse why = PPPOE_REFUSE_NONE;
+	struct cookie_use *u;
 	struct pppoe_sess *s;
 	struct pppoe_tags t;
 	uint16_t mp, n;
@@ -620,6 +800,8 @@ padr_input(const struct peer *pe, const uint8_t *dst, uint16_t sid, const uint8_
 		PPPOE_CNT_INC(DISC_PADR_SID);
 		return;
 	}
+	if (!guard_pass(pe, false, now))
+		return;
 	if (!tags_ok(tags, len, &t))
 		return;
 	if (!t.has_service) {
@@ -643,8 +825,14 @@ padr_input(const struct peer *pe, const uint8_t *dst, uint16_t sid, const uint8_
 		PPPOE_CNT_INC(DISC_REPLY_TOO_LONG);
 		return;
 	}
-	s = padr_repeat(pe, &t, now);
-	if (s != NULL) {
+	u = cookie_used(t.cookie);
+	if (u != NULL) {
+		s = padr_repeat(pe, &t, u, now);
+		if (s == NULL) {
+			/* one session per cookie */
+			PPPOE_CNT_INC(DISC_COOKIE_REUSED);
+			return;
+		}
 		PPPOE_CNT_INC(PADS_RESENT);
 		send_pads(pe, &t, s->sid, s->max_payload, 0, NULL);
 		return;
@@ -654,18 +842,33 @@ padr_input(const struct peer *pe, const uint8_t *dst, uint16_t sid, const uint8_
 		send_pads(pe, &t, 0, 0, PPPOE_TAG_SERVICE_NAME_ERROR, PADS_ERR_SERVICE);
 		return;
 	}
+	u = cookie_use(t.cookie, &t, now);
+	if (u == NULL) {
+		PPPOE_CNT_INC(DISC_COOKIE_TABLE_FULL);
+		return;
+	}
 	mp = max_payload_grant(&t, pe->port);
 	s = pppoe_sess_create(pe->port, &pe->mac, pe->n_vlan, pe->tci, pe->tpid, mp, &why);
 	if (s == NULL) {
-		if (why == PPPOE_REFUSE_PER_MAC) {
+		/* a repeat of this PADR is refused again, with a PADS */
+		cookie_unuse(t.cookie);
+		switch (why) {
+		case PPPOE_REFUSE_PER_MAC:
 			PPPOE_CNT_INC(DISC_LIMIT_PER_MAC);
 			send_pads(pe, &t, 0, 0, PPPOE_TAG_AC_SYSTEM_ERROR, PADS_ERR_PER_MAC);
-		} else {
+			break;
+		case PPPOE_REFUSE_STARTING:
+			PPPOE_CNT_INC(DISC_LIMIT_STARTING);
+			send_pads(pe, &t, 0, 0, PPPOE_TAG_AC_SYSTEM_ERROR, PADS_ERR_STARTING);
+			break;
+		default:
 			PPPOE_CNT_INC(DISC_LIMIT_SESSIONS);
 			send_pads(pe, &t, 0, 0, PPPOE_TAG_AC_SYSTEM_ERROR, PADS_ERR_LIMIT);
+			break;
 		}
 		return;
 	}
+	u->sid = s->sid;
 	/* for display: a name longer than any we configure only when none is */
 	n = RTE_MIN(t.service_len, (uint16_t)EGW_PPPOE_NAME_MAX);
 	memcpy(s->service, t.service, n);
@@ -673,7 +876,6 @@ padr_input(const struct peer *pe, const uint8_t *dst, uint16_t sid, const uint8_
 	/* A PADS lost to a lack of mbufs is sent again when the client repeats
 	 * its PADR: the session waits for it like one whose PADS the wire lost. */
 	send_pads(pe, &t, s->sid, mp, 0, NULL);
-	padr_remember(pe, &t, s->sid, now);
 	if (ppp_sess_start(s) != 0) {
 		PPPOE_CNT_INC(DISC_PPP_START_FAIL);
 		pppoe_sess_close(s, EGW_PPPOE_CAUSE_LCP_FAIL, true);
@@ -693,8 +895,9 @@ padt_input(const struct peer *pe, const uint8_t *dst, uint16_t sid, const uint8_
 		PPPOE_CNT_INC(DISC_PADT_BAD_DST);
 		return;
 	}
-	if (!tags_ok(tags, len, &t))
-		return;
+	/* RFC 2516 5.5: no tags are required; a malformed one is counted, but
+	 * the session of this peer ends all the same (it will not speak again) */
+	(void)tags_ok(tags, len, &t);
 	s = sid != 0 ? pppoe_sess_find(sid, pe->port, &pe->mac, pe->n_vlan, pe->vid) : NULL;
 	if (s == NULL) {
 		PPPOE_CNT_INC(DISC_PADT_UNKNOWN);

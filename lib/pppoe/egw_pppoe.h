@@ -23,16 +23,21 @@
  * data-path thread must be a reader of the QSBR variable given to
  * egw_pppoe_init() and report quiescent between bursts.
  *
- * Handoff: until a session's first NCP (IPCP or IPv6CP) opens, every frame of
- * the session goes to the control path in arrival order. Once the control
- * path opens the NCP it publishes the session as bound; data frames of that
- * protocol are decapsulated on the data path from then on. A data frame the
- * control path receives is never forwarded by it (it would overtake or be
- * overtaken by the fast path): it is discarded and counted, as ncp_not_open
- * when the NCP was not open when the control path read it (RFC 1661: packets
- * of a protocol not in the Opened state are silently discarded), as
- * handoff_discard when it was queued before the data path saw the session
- * bound. Nothing is stranded and nothing is reordered.
+ * Handoff: PPP control frames (LCP, PAP/CHAP, IPCP, IPv6CP, router
+ * solicitations) go to the control path in arrival order. IP frames never do.
+ * The peer is Opened, and may send data, as soon as it has sent its
+ * Configure-Ack of our IPCP (IPv6CP) request; that Ack may still be on its
+ * way to the control path. So an IPv4 (IPv6) frame whose NCP is not open
+ * but that arrives behind the peer's Configure-Ack of that NCP (seen by the
+ * same context, within 1 s) is held by the context (at most 64 per context,
+ * 16 per session, for 1 s). Once the control path opens the NCP and
+ * publishes it, the held frames of the session are decapsulated first, in
+ * arrival order, then the new ones: no frame is lost or reordered across
+ * the bind. Other frames of an NCP not open, and held ones whose NCP does
+ * not open in time or that find the hold full, are dropped as ncp_not_open
+ * (RFC 1661: packets of a protocol not in the Opened state are discarded).
+ * The caller releases held frames with egw_pppoe_ctx_poll() on every loop
+ * (egw_pppoe_decap_burst() also releases those of its port first).
  *
  * Frames are Ethernet frames classified by lib/eth (egw_eth_meta(), l2_len,
  * vlan_tci/vlan_tci_outer set).
@@ -142,6 +147,42 @@ int egw_pppoe_pool_del(const char *prefix, char *err, size_t errlen);
 int egw_pppoe_set_dns(rte_be32_t primary, rte_be32_t secondary);
 /** Most sessions in total (1..max_sessions of init) and per client MAC (1..65534). */
 int egw_pppoe_set_limits(unsigned int sessions, unsigned int per_mac);
+/** Default per-MAC session limit: a CPE that restarts gets a session while
+ * its old one waits for the keepalive to end it. */
+#define EGW_PPPOE_PER_MAC_DEF 2u
+/** Default limit of sessions negotiating at once (discovery to first NCP). */
+#define EGW_PPPOE_STARTING_DEF 256u
+/** Default PADI and PADR rates: per second over all clients, and per client MAC. */
+#define EGW_PPPOE_DISC_RATE_DEF 2000u
+#define EGW_PPPOE_DISC_RATE_MAC_DEF 3u
+/** Default longest hold of a MAC after failed logins, seconds. */
+#define EGW_PPPOE_AUTH_HOLD_DEF 60u
+/** Largest value of each discovery rate. */
+#define EGW_PPPOE_DISC_RATE_MAX 1000000u
+
+/**
+ * Flood guard of discovery and session start-up.
+ *
+ * PADIs and PADRs pass two token buckets (a burst of one second's worth):
+ * one per client MAC, then one over all clients; no PADO is sent while
+ * max_starting sessions are negotiating, and a PADR then gets a PADS with
+ * AC-System-Error. After a failed login (PAP/CHAP) the client MAC is held,
+ * no PADO and no PADS, for 1 s, doubling with each further failure up to
+ * auth_hold_s; a session of the MAC that binds ends the hold. Per-MAC state
+ * lives in a fixed array of 65,536 slots indexed by a keyed hash of the MAC:
+ * two MACs may share a slot.
+ */
+struct egw_pppoe_guard {
+	unsigned int max_starting;  /**< 1..max_sessions of init */
+	unsigned int padi_rate;     /**< 1..EGW_PPPOE_DISC_RATE_MAX */
+	unsigned int padi_rate_mac; /**< 1..EGW_PPPOE_DISC_RATE_MAX */
+	unsigned int padr_rate;
+	unsigned int padr_rate_mac;
+	unsigned int auth_hold_s; /**< 1..86400 */
+};
+/** Set the whole guard; -EINVAL (nothing changed) if a value is out of range. */
+int egw_pppoe_set_guard(const struct egw_pppoe_guard *g);
+
 /** MRU we ask for in LCP (576..EGW_PPPOE_MRU_MAX). */
 int egw_pppoe_set_mru(uint16_t mru);
 
@@ -179,6 +220,7 @@ struct egw_pppoe_config {
 	unsigned int nb_users;
 	rte_be32_t dns[2];
 	unsigned int max_sessions, max_per_mac;
+	struct egw_pppoe_guard guard;
 	uint16_t mru;
 	enum egw_pppoe_mss_mode mss_mode;
 	uint16_t mss_value;
@@ -286,6 +328,9 @@ struct egw_pppoe_res {
 	struct rte_mbuf *out[EGW_PPPOE_MAX_BURST];
 	uint16_t out_port[EGW_PPPOE_MAX_BURST]; /**< encap: egress port (the session's) */
 	struct rte_mbuf *ctrl[EGW_PPPOE_MAX_BURST];
+	/** decap: ctrl[i] is PPP control of a bound session (1) or of one still
+	 *  negotiating (0): a control path under a flood reads the first kind first */
+	uint8_t ctrl_up[EGW_PPPOE_MAX_BURST];
 	struct rte_mbuf *pass[EGW_PPPOE_MAX_BURST];
 	struct rte_mbuf *icmp[EGW_PPPOE_MAX_BURST];
 };
@@ -295,9 +340,11 @@ struct egw_pppoe_res {
  * of bound sessions carrying IPv4/IPv6 become Ethernet II frames
  * (destination and source MAC kept, tags removed, ethertype 0x0800/0x86DD,
  * l2_len 14, lib/eth meta and packet_type updated, TCP MSS clamped on SYNs)
- * in res->out, in arrival order; LCP/auth/NCP frames, IPv6 router
- * solicitations and every frame of a session not bound go to res->ctrl in
- * arrival order; the rest are dropped with a reason.
+ * in res->out, in arrival order (after the held frames of the port whose NCP
+ * opened meanwhile); LCP/auth/NCP frames and IPv6 router solicitations go
+ * to res->ctrl in arrival order (res->ctrl_up tells those of bound
+ * sessions); IP frames of an NCP not open are held (see Handoff above); the
+ * rest are dropped with a reason.
  */
 void egw_pppoe_decap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 			   struct egw_pppoe_res *res);
@@ -311,6 +358,19 @@ void egw_pppoe_decap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uin
  */
 void egw_pppoe_encap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 			   struct egw_pppoe_res *res);
+
+/**
+ * Data path: the frames of port held for the handoff (see the top of this
+ * file) whose NCP opened become IP frames in res->out (as from
+ * egw_pppoe_decap_burst(), in arrival order, before any later frame of
+ * their session), those waiting 1 s are dropped; flush drops every held
+ * frame of port (as ncp_not_open: the caller stops). Call it for each port
+ * the context polls, on every loop, while egw_pppoe_ctx_held() is non-zero.
+ */
+void egw_pppoe_ctx_poll(struct egw_pppoe_ctx *c, uint16_t port, bool flush,
+			struct egw_pppoe_res *res);
+/** Data path: frames the context holds for the handoff. */
+unsigned int egw_pppoe_ctx_held(const struct egw_pppoe_ctx *c);
 
 /** Data path: non-zero while at least one session is bound (one load). */
 int egw_pppoe_active(void);

@@ -55,6 +55,17 @@
 #define TCP_OPT_MSS 2
 
 #define ICMP6_ROUTER_SOLICIT 133
+#define PPP_CONF_ACK 2 /* RFC 1661 5.2 */
+/* the coarse clock of the handoff: TSC / 2^20 */
+#define HOLD_CLOCK_SHIFT 20
+
+/* The handoff (egw_pppoe.h): IP frames of a session whose NCP for them is
+ * not open yet, but that arrive behind the peer's Configure-Ack of that
+ * NCP, wait on the worker, at most HOLD_MAX per context and HOLD_PER_SESS
+ * per session, for HOLD_MS after that Ack. */
+#define HOLD_MAX 256
+#define HOLD_PER_SESS 128
+#define HOLD_MS 1000
 
 /* Data-path counters of one session in one context. */
 struct pppoe_sess_cnt {
@@ -68,10 +79,28 @@ struct egw_pppoe_ctx {
 	struct rte_mempool *pool;
 	struct pppoe_sess_cnt *sess;
 	uint64_t tsc_hz;
+	uint32_t hold_ticks; /* HOLD_MS on the coarse clock */
+	/* per session id: when (coarse clock; 0: never) the peer's
+	 * Configure-Ack of IPCP [0] and IPv6CP [1] passed here, and how many
+	 * of its frames the hold has */
+	struct hold_sess {
+		uint32_t acked[2];
+		uint32_t held;
+		uint32_t stays; /* hold_release() pass in which one of its frames stayed */
+	} * hs;
+	uint32_t pass; /* hold_release() passes */
 	/* written by the owning lcore */
 	uint64_t icmp_tsc __rte_cache_aligned;
 	uint32_t icmp_tokens;
 	uint64_t drop[EGW_PPPOE_DROP_MAX];
+	/* frames held for the handoff, in arrival order */
+	uint16_t n_hold;
+	bool releasing; /* hold_release() runs: held frames are not held behind others */
+	struct hold_ent {
+		struct rte_mbuf *m;
+		uint64_t tsc; /* when held */
+		uint16_t sid;
+	} hold[HOLD_MAX];
 } __rte_cache_aligned;
 
 /* Registered contexts, for the sums session.c shows. */
@@ -131,7 +160,11 @@ egw_pppoe_ctx_create(unsigned int idx, struct rte_mempool *pool)
 	c->sess = rte_zmalloc_socket("egw_pppoe_ctx_sess",
 				     (c->nb_sess + 1) * sizeof(struct pppoe_sess_cnt),
 				     RTE_CACHE_LINE_SIZE, pool->socket_id);
-	if (c->sess == NULL) {
+	c->hs = rte_zmalloc_socket("egw_pppoe_ctx_hold", (c->nb_sess + 1) * sizeof(c->hs[0]),
+				   RTE_CACHE_LINE_SIZE, pool->socket_id);
+	if (c->sess == NULL || c->hs == NULL) {
+		rte_free(c->sess);
+		rte_free(c->hs);
 		rte_free(c);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -139,6 +172,7 @@ egw_pppoe_ctx_create(unsigned int idx, struct rte_mempool *pool)
 	c->idx = idx;
 	c->pool = pool;
 	c->tsc_hz = rte_get_tsc_hz();
+	c->hold_ticks = (uint32_t)((c->tsc_hz / 1000 * HOLD_MS) >> HOLD_CLOCK_SHIFT);
 	c->icmp_tokens = ICMP_BURST;
 	c->icmp_tsc = rte_rdtsc();
 	/* Pairs with the acquire load in pppoe_fast_sess_counters(). */
@@ -158,7 +192,11 @@ egw_pppoe_ctx_free(struct egw_pppoe_ctx *c)
 	 */
 	if (c->idx < EGW_PPPOE_MAX_CTX && ctxs[c->idx] == c)
 		__atomic_store_n(&ctxs[c->idx], NULL, __ATOMIC_RELEASE);
+	/* the caller flushed them (egw_pppoe_ctx_poll) if it counts them */
+	while (c->n_hold != 0)
+		rte_pktmbuf_free(c->hold[--c->n_hold].m);
 	rte_free(c->sess);
+	rte_free(c->hs);
 	rte_free(c);
 }
 
@@ -427,11 +465,31 @@ prefetch_sess(const struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab,
 	}
 }
 
+/* An IPCP (v6 false) or IPv6CP packet at off of session sid passes to the
+ * control path: if it is a Configure-Ack, note when (the handoff). */
+static __rte_noinline void
+ncp_ack_note(struct egw_pppoe_ctx *c, struct rte_mbuf *m, uint32_t off, uint16_t sid, bool v6,
+	     bool segs)
+{
+	const uint8_t *p;
+
+	if (segs && ensure(m, off + 1) < 0)
+		return;
+	p = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (p[off] == PPP_CONF_ACK) {
+		uint32_t now = (uint32_t)(rte_rdtsc() >> HOLD_CLOCK_SHIFT);
+
+		c->hs[sid].acked[v6] = now != 0 ? now : 1;
+	}
+}
+
 /* Where decap_frame() sends a frame (the caller appends it: the counts stay
  * in registers instead of being reloaded after every store to an mbuf). */
 enum decap_verdict {
 	DECAP_OUT,
-	DECAP_CTRL,
+	DECAP_CTRL,    /* to the control path: a session negotiating */
+	DECAP_CTRL_UP, /* to the control path: a bound session's PPP control */
+	DECAP_HOLD,    /* IP of an NCP not open (yet): held for the handoff */
 	DECAP_DROPPED, /* freed and counted */
 };
 
@@ -507,10 +565,12 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 		proto = ld16(h + PPPOE_HDR_LEN);
 		pl = 2;
 	}
-	if (state != EGW_PPPOE_S_BOUND)
-		goto out_ctrl;
 	/* Pairs with the release stores of fp->ncp in session.c. */
 	ncp = __atomic_load_n(&fp->ncp, __ATOMIC_ACQUIRE);
+	/* behind frames of its session still held: held too (their order) */
+	if (unlikely(c->n_hold != 0) && (proto == PPP_IP || proto == PPP_IPV6) &&
+	    c->hs[sid].held != 0 && !c->releasing)
+		return DECAP_HOLD;
 	if (proto == PPP_IP && (ncp & PPPOE_NCP_IP4)) {
 		v6 = false;
 		etype = RTE_ETHER_TYPE_IPV4;
@@ -519,8 +579,31 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 		v6 = true;
 		etype = RTE_ETHER_TYPE_IPV6;
 		mss = __atomic_load_n(&fp->mss6, __ATOMIC_RELAXED);
+	} else if (proto == PPP_IPV6 && (ncp & PPPOE_NCP_IP6_NOPFX)) {
+		why = EGW_PPPOE_DROP_IPV6_NO_PREFIX;
+		goto out_drop;
+	} else if (proto == PPP_IP || proto == PPP_IPV6) {
+		/* Data of an NCP not open. Behind the peer's Configure-Ack of
+		 * that NCP it is legitimate: the peer is Opened once it sent
+		 * the Ack, the control path may not have read it yet. Such
+		 * frames wait here, in order; the rest is discarded (RFC 1661
+		 * 4: data of a protocol not Opened). */
+		uint32_t t = c->hs[sid].acked[proto == PPP_IPV6];
+
+		if (t != 0 &&
+		    (uint32_t)((uint32_t)(rte_rdtsc() >> HOLD_CLOCK_SHIFT) - t) < c->hold_ticks)
+			return DECAP_HOLD;
+		why = EGW_PPPOE_DROP_NCP_NOT_OPEN;
+		goto out_drop;
 	} else {
-		/* LCP, authentication, NCPs, data of an NCP not open */
+		/* LCP, authentication, NCPs: the peer's Configure-Ack of an
+		 * NCP whose control path acked the peer's request already (the
+		 * Ack opens it: RFC 1661 Ack-Sent) is remembered (see above) */
+		if (unlikely(proto == PPP_IPCP
+				     ? (ncp & PPPOE_NCP_IP4_ACKSENT)
+				     : proto == PPP_IPV6CP && (ncp & PPPOE_NCP_IP6_ACKSENT)) &&
+		    plen > pl)
+			ncp_ack_note(c, m, l2 + PPPOE_HDR_LEN + pl, sid, proto == PPP_IPV6CP, segs);
 		goto out_ctrl;
 	}
 
@@ -584,7 +667,7 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 	cnt_add(&sc->rx_bytes, ip_len);
 	return DECAP_OUT;
 out_ctrl:
-	return DECAP_CTRL;
+	return state == EGW_PPPOE_S_BOUND ? DECAP_CTRL_UP : DECAP_CTRL;
 out_drop:
 	drop(c, res, m, why);
 	return DECAP_DROPPED;
@@ -613,6 +696,109 @@ burst_room(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t n, uint16_
 	return room;
 }
 
+/* ---- the handoff's hold ---- */
+
+/* Hold m (DECAP_HOLD), or drop it when the hold is full. */
+static __rte_noinline void
+hold_add(struct egw_pppoe_ctx *c, struct rte_mbuf *m, struct egw_pppoe_res *res)
+{
+	const uint8_t *h = rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len);
+	uint16_t sid = ld16(h + 2);
+
+	/* decap_frame() checked sid against the table size */
+	if (c->n_hold == HOLD_MAX || c->hs[sid].held == HOLD_PER_SESS) {
+		drop(c, res, m, EGW_PPPOE_DROP_NCP_NOT_OPEN);
+		return;
+	}
+	c->hold[c->n_hold].m = m;
+	c->hold[c->n_hold].tsc = rte_rdtsc();
+	c->hold[c->n_hold].sid = sid;
+	c->n_hold++;
+	c->hs[sid].held++;
+}
+
+/*
+ * Held frames of port, in arrival order, while room remains in res: those
+ * whose NCP opened are decapsulated (res->out), those of a session gone are
+ * dropped with its reason, those waiting longer than HOLD_MS (or all, with
+ * flush) are dropped as ncp_not_open; the others stay. A session's frames
+ * that stay keep the later ones of the session held too (decap_frame()).
+ */
+static __rte_noinline void
+hold_release(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, uint16_t port, uint16_t room,
+	     bool flush, struct egw_pppoe_res *res)
+{
+	uint64_t now = rte_rdtsc(), limit = c->tsc_hz / 1000 * HOLD_MS;
+	uint16_t i, k = 0, access_port = UINT16_MAX;
+
+	c->releasing = true;
+	/* 0 is no pass: a session's stays starts at 0 */
+	if (++c->pass == 0)
+		c->pass = 1;
+	for (i = 0; i < c->n_hold; i++) {
+		struct hold_ent e = c->hold[i];
+		enum decap_verdict v;
+
+		/* Once a frame of a session stays, its later frames stay: the
+		 * control path may open the NCP while this loop runs, and they
+		 * must not overtake it. */
+		if (e.m->port != port || room == 0 || c->hs[e.sid].stays == c->pass) {
+			c->hold[k++] = e;
+			continue;
+		}
+		c->hs[e.sid].held--;
+		if (flush) {
+			drop(c, res, e.m, EGW_PPPOE_DROP_NCP_NOT_OPEN);
+			continue;
+		}
+		if (e.m->nb_segs == 1)
+			v = decap_frame(c, tab, e.m, res, &access_port, false);
+		else
+			v = decap_frame_segs(c, tab, e.m, res, access_port);
+		switch (v) {
+		case DECAP_OUT:
+			res->out[res->n_out++] = e.m;
+			room--;
+			break;
+		case DECAP_CTRL:
+		case DECAP_CTRL_UP:
+			res->ctrl_up[res->n_ctrl] = v == DECAP_CTRL_UP;
+			res->ctrl[res->n_ctrl++] = e.m;
+			room--;
+			break;
+		case DECAP_HOLD:
+			if (now - e.tsc > limit) {
+				drop(c, res, e.m, EGW_PPPOE_DROP_NCP_NOT_OPEN);
+			} else {
+				c->hold[k++] = e;
+				c->hs[e.sid].held++;
+				c->hs[e.sid].stays = c->pass;
+			}
+			break;
+		case DECAP_DROPPED: break;
+		}
+	}
+	c->n_hold = k;
+	c->releasing = false;
+}
+
+unsigned int
+egw_pppoe_ctx_held(const struct egw_pppoe_ctx *c)
+{
+	return c->n_hold;
+}
+
+void
+egw_pppoe_ctx_poll(struct egw_pppoe_ctx *c, uint16_t port, bool flush, struct egw_pppoe_res *res)
+{
+	uint16_t used = RTE_MAX(res->n_out, res->n_ctrl);
+
+	if (c->n_hold != 0)
+		hold_release(c, pppoe_dp.fp_tab, port,
+			     used < EGW_PPPOE_MAX_BURST ? EGW_PPPOE_MAX_BURST - used : 0, flush,
+			     res);
+}
+
 void
 egw_pppoe_decap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 		      struct egw_pppoe_res *res)
@@ -622,6 +808,14 @@ egw_pppoe_decap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t
 	enum decap_verdict v;
 
 	n = burst_room(c, pkts, n, RTE_MAX(res->n_out, res->n_ctrl), res);
+	/* what waited for the handoff goes before this burst's frames */
+	if (unlikely(c->n_hold != 0) && n != 0) {
+		uint16_t used = RTE_MAX(res->n_out, res->n_ctrl) + n;
+
+		hold_release(c, tab, pkts[0]->port,
+			     used < EGW_PPPOE_MAX_BURST ? EGW_PPPOE_MAX_BURST - used : 0, false,
+			     res);
+	}
 	n_out = res->n_out;
 	n_ctrl = res->n_ctrl;
 	for (i = 0; i < n && i < PF_AHEAD; i++)
@@ -635,10 +829,14 @@ egw_pppoe_decap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t
 			v = decap_frame(c, tab, m, res, &access_port, false);
 		else
 			v = decap_frame_segs(c, tab, m, res, access_port);
-		if (likely(v == DECAP_OUT))
+		if (likely(v == DECAP_OUT)) {
 			res->out[n_out++] = m;
-		else if (v == DECAP_CTRL)
+		} else if (v == DECAP_CTRL || v == DECAP_CTRL_UP) {
+			res->ctrl_up[n_ctrl] = v == DECAP_CTRL_UP;
 			res->ctrl[n_ctrl++] = m;
+		} else if (v == DECAP_HOLD) {
+			hold_add(c, m, res);
+		}
 	}
 	res->n_out = n_out;
 	res->n_ctrl = n_ctrl;

@@ -211,6 +211,12 @@ ppp_fsm_event(struct ppp_fsm *f, enum ppp_event ev)
 	a = t->act;
 	f->last_act = a;
 	f->state = t->next;
+	/* an NCP in Ack-Sent: the peer may open, and send data, as soon as it
+	 * acks our request; the data path holds that data (fast.c, handoff) */
+	if (f->state != old && (f->ops->proto == PPP_IPCP || f->ops->proto == PPP_IPV6CP))
+		pppoe_sess_ncp_acksent(ps->s,
+				       f->ops->proto == PPP_IPCP ? PPPOE_NCP_IP4 : PPPOE_NCP_IP6,
+				       f->state == PPP_ST_ACK_SENT);
 	/* RFC 1661 4.2: the timer stops on entering a state where it does not run */
 	if (!timer_state(f->state))
 		ppp_fsm_stop_timer(f);

@@ -356,6 +356,8 @@ ipv6cp_tlu(struct ppp_fsm *f)
 		ps->has_prefix = true;
 	if (!ps->has_prefix) {
 		PPPOE_CNT_INC(IPV6_NO_PREFIX);
+		/* its IPv6 frames are dropped on the data path, with their reason */
+		pppoe_sess_ip6_noprefix(ps->s, true);
 		return;
 	}
 	prefix_publish(ps->s->fp, ps->prefix);
@@ -378,6 +380,7 @@ ipv6cp_tld(struct ppp_fsm *f)
 	struct ppp_sess *ps = f->ps;
 
 	rte_timer_stop(&ps->ra_timer);
+	pppoe_sess_ip6_noprefix(ps->s, false);
 	if (ps->ip6_bound) {
 		ps->ip6_bound = false;
 		pppoe_sess_unbind(ps->s, PPPOE_NCP_IP6);

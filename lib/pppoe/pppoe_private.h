@@ -91,6 +91,10 @@ struct pppoe_conf {
 	unsigned int nb_services;
 	unsigned int max_sessions; /**< limit (<= table size) */
 	unsigned int max_per_mac;
+	unsigned int max_starting;             /**< sessions negotiating at once */
+	unsigned int padi_rate, padi_rate_mac; /**< PADIs per second: all, per MAC */
+	unsigned int padr_rate, padr_rate_mac; /**< PADRs per second: all, per MAC */
+	unsigned int auth_hold_s;              /**< longest hold after failed logins */
 	uint16_t mru;
 	enum egw_pppoe_mss_mode mss_mode;
 	uint16_t mss_value;
@@ -141,6 +145,11 @@ extern uint64_t pppoe_cnt[PPPOE_CNT_MAX];
 /* open NCPs, in struct pppoe_sess_fp::ncp */
 #define PPPOE_NCP_IP4 0x1
 #define PPPOE_NCP_IP6 0x2
+/* IPv6CP opened without a /64: IPv6 frames are dropped on the data path */
+#define PPPOE_NCP_IP6_NOPFX 0x4
+/* IPCP / IPv6CP in Ack-Sent: the peer's Configure-Ack opens it (handoff) */
+#define PPPOE_NCP_IP4_ACKSENT 0x8
+#define PPPOE_NCP_IP6_ACKSENT 0x10
 
 /* Ethernet + 2 tags + PPPoE header */
 #define PPPOE_HDR_TMPL_MAX (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + PPPOE_HDR_LEN)
@@ -199,8 +208,9 @@ void pppoe_sess_table_fini(void);
 /** Why pppoe_sess_create() refused. */
 enum pppoe_refuse {
 	PPPOE_REFUSE_NONE = 0,
-	PPPOE_REFUSE_LIMIT,   /**< conf.max_sessions reached or no free id */
-	PPPOE_REFUSE_PER_MAC, /**< conf.max_per_mac reached for this MAC */
+	PPPOE_REFUSE_LIMIT,    /**< conf.max_sessions reached or no free id */
+	PPPOE_REFUSE_PER_MAC,  /**< conf.max_per_mac reached for this MAC */
+	PPPOE_REFUSE_STARTING, /**< conf.max_starting sessions are negotiating */
 };
 
 /**
@@ -237,6 +247,12 @@ void pppoe_sess_set_mru(struct pppoe_sess *s, uint16_t peer_mru);
 int pppoe_sess_bind(struct pppoe_sess *s, unsigned int ncp);
 /** An NCP closed: clear its bit, remove its route. */
 void pppoe_sess_unbind(struct pppoe_sess *s, unsigned int ncp);
+/** IPv6CP is open without a /64 (on) or no longer (off): the data path drops
+ * the session's IPv6 frames as pppoe_ipv6_no_prefix. */
+void pppoe_sess_ip6_noprefix(struct pppoe_sess *s, bool on);
+/** The NCP (PPPOE_NCP_IP4 or _IP6) entered (on) or left Ack-Sent: the data
+ * path holds the session's data behind the peer's Configure-Ack only then. */
+void pppoe_sess_ncp_acksent(struct pppoe_sess *s, unsigned int ncp, bool on);
 
 /**
  * End a session: remove its routes, publish CLOSING, send a PADT if
@@ -249,8 +265,10 @@ void pppoe_sess_close(struct pppoe_sess *s, enum egw_pppoe_cause cause, bool sen
 /** Free sessions whose grace period ended; returns how many. */
 unsigned int pppoe_sess_service(void);
 
-/** Number of sessions not free, and of those of a MAC. */
+/** Number of sessions not free. */
 unsigned int pppoe_sess_count(void);
+/** Number of sessions negotiating (not yet bound). */
+unsigned int pppoe_sess_starting(void);
 
 /** Downstream route tables (session.c): the data path's lookups. */
 struct pppoe_sess_fp *pppoe_route4_lookup(rte_be32_t dst);
@@ -339,6 +357,13 @@ void pppoe_disc_input(struct rte_mbuf *m);
 
 /** Send a PADT for a session (optionally with a Generic-Error text). */
 int pppoe_disc_send_padt(struct pppoe_sess *s, const char *error);
+
+/** A login of this MAC failed: hold its PADIs and PADRs (the guard, disc.c). */
+void pppoe_disc_login_failed(const struct rte_ether_addr *mac);
+/** A session of this MAC bound: forget its failures. */
+void pppoe_disc_login_ok(const struct rte_ether_addr *mac);
+/** The guard's rates changed: the buckets of all clients start full. */
+void pppoe_disc_guard_reset(void);
 
 /** Rotate the cookie secret when due (ctl.c's service). */
 unsigned int pppoe_disc_service(uint64_t now_tsc);

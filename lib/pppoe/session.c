@@ -338,6 +338,10 @@ pppoe_sess_create(uint16_t port, const struct rte_ether_addr *mac, uint8_t n_vla
 		*why = PPPOE_REFUSE_PER_MAC;
 		return NULL;
 	}
+	if (c->max_starting != 0 && tab.nb_state[EGW_PPPOE_S_NEGOTIATING] >= c->max_starting) {
+		*why = PPPOE_REFUSE_STARTING;
+		return NULL;
+	}
 	sid = tab.free_head;
 	s = &tab.sess[sid];
 	/* counted first: the only step that can fail */
@@ -481,6 +485,8 @@ pppoe_sess_bind(struct pppoe_sess *s, unsigned int ncp)
 	if (s->state == EGW_PPPOE_S_NEGOTIATING) {
 		state_set(s, EGW_PPPOE_S_BOUND);
 		cnt_inc(PPPOE_CNT_SESS_BOUND);
+		/* a login that worked ends the MAC's hold after failures */
+		pppoe_disc_login_ok(&s->mac);
 	}
 	return 0;
 }
@@ -506,9 +512,33 @@ pppoe_sess_unbind(struct pppoe_sess *s, unsigned int ncp)
 	if (s->state != EGW_PPPOE_S_BOUND || (s->fp->ncp & ncp) == 0)
 		return;
 	routes_del(s, ncp);
-	/* No NCP left: every frame goes to the control path again, in order. */
-	if (s->fp->ncp == 0)
+	/* No NCP left: negotiating again (IP frames wait on the data path) */
+	if ((s->fp->ncp & (PPPOE_NCP_IP4 | PPPOE_NCP_IP6)) == 0)
 		state_set(s, EGW_PPPOE_S_NEGOTIATING);
+}
+
+/* Set or clear a flag of fp->ncp, which the data path loads with acquire. */
+static void
+ncp_flag(struct pppoe_sess *s, uint8_t flag, bool on)
+{
+	uint8_t ncp = s->fp->ncp;
+
+	ncp = on ? (uint8_t)(ncp | flag) : (uint8_t)(ncp & ~flag);
+	__atomic_store_n(&s->fp->ncp, ncp, __ATOMIC_RELEASE);
+}
+
+void
+pppoe_sess_ip6_noprefix(struct pppoe_sess *s, bool on)
+{
+	ncp_flag(s, PPPOE_NCP_IP6_NOPFX, on);
+}
+
+void
+pppoe_sess_ncp_acksent(struct pppoe_sess *s, unsigned int ncp, bool on)
+{
+	if (s->state != EGW_PPPOE_S_FREE && s->state != EGW_PPPOE_S_CLOSING)
+		ncp_flag(s, ncp == PPPOE_NCP_IP4 ? PPPOE_NCP_IP4_ACKSENT : PPPOE_NCP_IP6_ACKSENT,
+			 on);
 }
 
 void
@@ -525,6 +555,8 @@ pppoe_sess_close(struct pppoe_sess *s, enum egw_pppoe_cause cause, bool send_pad
 		ppp_sess_stop(s);
 	if ((unsigned int)cause < EGW_PPPOE_CAUSE_MAX)
 		cnt_inc((enum pppoe_cnt)(PPPOE_CNT_CLOSED_NONE + cause));
+	if (cause == EGW_PPPOE_CAUSE_AUTH_FAIL)
+		pppoe_disc_login_failed(&s->mac);
 	/* Every data-path thread reports quiescent after this token before the
 	 * slot may be freed (rte_rcu_qsbr_start is a release store of the
 	 * token: the CLOSING state is visible to readers that see it). */
@@ -576,6 +608,12 @@ unsigned int
 pppoe_sess_count(void)
 {
 	return tab.nb_used;
+}
+
+unsigned int
+pppoe_sess_starting(void)
+{
+	return tab.nb_state[EGW_PPPOE_S_NEGOTIATING];
 }
 
 struct pppoe_sess_fp *

@@ -8,10 +8,12 @@
  *   byte 0     bit 0: ingress port (0: MTU 1500, 1: MTU 9000)
  *              bit 1: give the frame a valid AC-Cookie: a PADI from the same
  *                     MAC and tags is sent first and the cookie of its PADO
- *                     is written over the frame's first 17-byte AC-Cookie tag
+ *                     is written over the frame's first 21-byte AC-Cookie tag
  *                     (HMACs cannot be guessed: without this no PADR would
  *                     get past the cookie check)
  *              bit 2: a "internet" service is configured
+ *              bit 3: the flood guard at its defaults (otherwise wide
+ *                     open, so that most inputs reach the parsers)
  *   byte 1     where to split the frame over two segments (0: one segment)
  *   bytes 2-   the frame, from the destination MAC
  *
@@ -49,7 +51,7 @@
 #define FRAME_MAX 4096
 #define IN_HDR 2
 #define RESET_EVERY 512
-#define COOKIE_LEN 17
+#define COOKIE_LEN 21
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -65,6 +67,8 @@ static unsigned int runs;
 
 /* the cookie of the last PADO sent */
 static uint8_t last_cookie[COOKIE_LEN];
+/* the configuration right after init (the guard's defaults) */
+static struct egw_pppoe_config guard_def;
 static bool have_cookie;
 
 static uint16_t
@@ -158,6 +162,25 @@ lib_setup(void)
 		fprintf(stderr, "fuzz_pppoe_disc: cannot set up lib/pppoe\n");
 		abort();
 	}
+	egw_pppoe_config_get(&guard_def);
+}
+
+/* The guard at its defaults, or wide open. */
+static void
+guard_set(bool defaults)
+{
+	struct egw_pppoe_guard g = {
+		.max_starting = 64,
+		.padi_rate = EGW_PPPOE_DISC_RATE_MAX,
+		.padi_rate_mac = EGW_PPPOE_DISC_RATE_MAX,
+		.padr_rate = EGW_PPPOE_DISC_RATE_MAX,
+		.padr_rate_mac = EGW_PPPOE_DISC_RATE_MAX,
+		.auth_hold_s = 1,
+	};
+
+	if (egw_pppoe_set_guard(defaults ? &guard_def.guard : &g) != 0 ||
+	    egw_pppoe_set_limits(64, defaults ? guard_def.max_per_mac : 64) != 0)
+		abort();
 }
 
 int
@@ -289,6 +312,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		egw_pppoe_service_add("internet"); /* -EEXIST after the first time */
 	else
 		egw_pppoe_service_del("internet");
+	guard_set(flags & 8);
 
 	/* the tag parser on whatever follows a PPPoE header, and on the whole input */
 	parse_check(data + IN_HDR, size - IN_HDR);

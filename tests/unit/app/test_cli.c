@@ -619,10 +619,12 @@ test_pppoe_commands(void)
 static void
 test_control_tx(void)
 {
-	struct rte_mempool *mp = egw.pool[0];
 	struct egw_worker *w = egw.workers[0];
+	unsigned int i, cap = rte_ring_get_capacity(w->ctrl_tx_ring);
+	/* its own pool: more frames than the ring holds */
+	struct rte_mempool *mp =
+		rte_pktmbuf_pool_create("test_ctrl_tx", cap + 128, 0, 0, 256, SOCKET_ID_ANY);
 	uint64_t tx0, drop0, wtx0, n_full;
-	unsigned int i;
 
 	CHECK(mp != NULL, "mbuf pool");
 	if (mp == NULL)
@@ -641,7 +643,7 @@ test_control_tx(void)
 	/* forwarding stopped: frames wait in the ring; more than it holds
 	 * are freed and counted */
 	rte_spinlock_lock(&egw.ctrl_lock);
-	for (i = 0; i < 1100; i++) {
+	for (i = 0; i < cap + 77; i++) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 
 		if (m == NULL)
@@ -650,19 +652,19 @@ test_control_tx(void)
 		egw_control_tx((uint16_t)(i % 2), m, NULL);
 	}
 	rte_spinlock_unlock(&egw.ctrl_lock);
-	CHECK(i == 1100, "1100 mbufs");
+	CHECK(i == cap + 77, "%u mbufs", cap + 77);
 	n_full = EGW_CNT_READ(egw.ctrl.tx_drop) - drop0 - 1;
-	CHECK(EGW_CNT_READ(egw.ctrl.tx) - tx0 == 1100 - n_full && n_full == 1100 - 1023,
-	      "a full ring (1023 frames) refuses the rest: %lu made, %lu dropped",
+	CHECK(EGW_CNT_READ(egw.ctrl.tx) - tx0 == cap + 77 - n_full && n_full == 77,
+	      "a full ring (%u frames) refuses the rest: %lu made, %lu dropped", cap,
 	      (unsigned long)(EGW_CNT_READ(egw.ctrl.tx) - tx0), (unsigned long)n_full);
 	CHECK(EGW_CNT_READ(w->stats.ctrl_tx) == wtx0, "nothing sent while stopped");
-	CHECK(rte_ring_count(w->ctrl_tx_ring) == 1023, "1023 frames wait");
+	CHECK(rte_ring_count(w->ctrl_tx_ring) == cap, "%u frames wait", cap);
 
 	/* forwarding: the worker sends them on its own TX queue */
 	OK("start");
-	for (i = 0; i < 100 && EGW_CNT_READ(w->stats.ctrl_tx) < wtx0 + 1023; i++)
+	for (i = 0; i < 300 && EGW_CNT_READ(w->stats.ctrl_tx) < wtx0 + cap; i++)
 		rte_delay_us_sleep(10 * 1000);
-	CHECK(EGW_CNT_READ(w->stats.ctrl_tx) + EGW_CNT_READ(w->stats.ctrl_tx_drop) == wtx0 + 1023,
+	CHECK(EGW_CNT_READ(w->stats.ctrl_tx) + EGW_CNT_READ(w->stats.ctrl_tx_drop) == wtx0 + cap,
 	      "the worker sent what waited: %lu", (unsigned long)EGW_CNT_READ(w->stats.ctrl_tx));
 	CHECK(rte_ring_count(w->ctrl_tx_ring) == 0, "ring empty");
 	OK("stop");

@@ -17,7 +17,7 @@
  *    us, PADO/PADS/unknown codes, ports that are not access ports;
  *  - PADO byte for byte (RFC 2516 5.2): AC-Name, the requested Service-Name
  *    then the configured ones, Host-Uniq and Relay-Session-Id verbatim (also
- *    zero-length), a 17-byte AC-Cookie that differs per client MAC and VLAN;
+ *    zero-length), a 21-byte AC-Cookie that differs per client MAC and VLAN;
  *    PPP-Max-Payload (RFC 4638) on ports of MTU 1500, 1508 and 9000;
  *  - service names: configured ones, empty = any, unknown -> no PADO, and
  *    PADS with Service-Name-Error (session id 0) for a PADR;
@@ -62,6 +62,8 @@
 #include "pppoe_private.h"
 
 #define FRAME_MAX 2048
+/* AC-Cookie: epoch, nonce, HMAC */
+#define CK_LEN 21
 #define CAP_MAX 64
 #define NB_MBUF 1023
 
@@ -348,6 +350,24 @@ inject(uint16_t port, const struct frame *f)
 
 /* ---- set-up -------------------------------------------------------------------- */
 
+static void
+guard_open(void)
+{
+	struct egw_pppoe_config c;
+	struct egw_pppoe_guard g = {
+		.padi_rate = EGW_PPPOE_DISC_RATE_MAX,
+		.padi_rate_mac = EGW_PPPOE_DISC_RATE_MAX,
+		.padr_rate = EGW_PPPOE_DISC_RATE_MAX,
+		.padr_rate_mac = EGW_PPPOE_DISC_RATE_MAX,
+		.auth_hold_s = 1,
+	};
+
+	egw_pppoe_config_get(&c);
+	g.max_starting = c.max_sessions;
+	CHECK(egw_pppoe_set_guard(&g) == 0, "guard open");
+	CHECK(egw_pppoe_set_limits(c.max_sessions, c.max_sessions) == 0, "per-MAC limit open");
+}
+
 static int
 lib_init(unsigned int max_sessions)
 {
@@ -367,6 +387,9 @@ lib_init(unsigned int max_sessions)
 	egw_pppoe_port_add(P_JUMBO, (const struct rte_ether_addr *)mac_ac[P_JUMBO], 9000);
 	egw_pppoe_port_add(P_1508, (const struct rte_ether_addr *)mac_ac[P_1508], 1508);
 	ncap = 0;
+	/* the functional tests send many PADIs and PADRs from one MAC: the
+	 * guard wide open (test_guard() tests it at its defaults) */
+	guard_open();
 	return 0;
 }
 
@@ -527,10 +550,10 @@ padi_frame(struct frame *f, uint16_t port, const uint8_t *src, const struct vlan
 	frame_make(f, mac_bcast, src, vl, 0x8863, PPPOE_CODE_PADI, 0, t->b, t->n);
 }
 
-/* Send a PADI, return its PADO's cookie (17 bytes) in ck; false if no PADO. */
+/* Send a PADI, return its PADO's cookie (CK_LEN bytes) in ck; false if no PADO. */
 static bool
 get_cookie(uint16_t port, const uint8_t *src, const struct vlan *vl, const struct tags *t,
-	   uint8_t ck[17])
+	   uint8_t ck[CK_LEN])
 {
 	const struct cap *c;
 	const uint8_t *v;
@@ -544,10 +567,21 @@ get_cookie(uint16_t port, const uint8_t *src, const struct vlan *vl, const struc
 	if (c == NULL)
 		return false;
 	v = cap_tag(c, PPPOE_TAG_AC_COOKIE, &l);
-	if (v == NULL || l != 17)
+	if (v == NULL || l != CK_LEN)
 		return false;
-	memcpy(ck, v, 17);
+	memcpy(ck, v, CK_LEN);
 	return true;
+}
+
+/* A new cookie for src on P_STD without VLANs (each PADO has its own). */
+static void
+fresh_cookie(const uint8_t *src, uint8_t ck[CK_LEN])
+{
+	struct tags t;
+
+	t.n = 0;
+	tag_str(&t, PPPOE_TAG_SERVICE_NAME, "");
+	CHECK(get_cookie(P_STD, src, &no_vlan, &t, ck), "fresh cookie");
 }
 
 static void
@@ -558,7 +592,7 @@ test_pado_exact(void)
 	const struct cap *c;
 	const uint8_t *v;
 	uint16_t l = 0;
-	uint8_t ck[17], ck1[17], ck2[17];
+	uint8_t ck[CK_LEN], ck1[CK_LEN], ck2[CK_LEN];
 	uint64_t before[CNT_MAX];
 
 	CHECK(lib_init(0) == 0, "init");
@@ -573,8 +607,8 @@ test_pado_exact(void)
 		goto out;
 	CHECK(c->port == P_STD, "PADO port %u", c->port);
 	v = cap_tag(c, PPPOE_TAG_AC_COOKIE, &l);
-	CHECK(v != NULL && l == 17, "PADO cookie length %u", l);
-	if (v == NULL || l != 17)
+	CHECK(v != NULL && l == CK_LEN, "PADO cookie length %u", l);
+	if (v == NULL || l != CK_LEN)
 		goto out;
 	memcpy(ck, v, sizeof(ck));
 	/* RFC 2516 5.2: AC-Name, the PADI's Service-Name, Host-Uniq and
@@ -584,7 +618,7 @@ test_pado_exact(void)
 	tag_str(&e, PPPOE_TAG_SERVICE_NAME, "");
 	tag(&e, PPPOE_TAG_HOST_UNIQ, t.b + 8, 8);
 	tag(&e, PPPOE_TAG_RELAY_SESSION_ID, t.b + 20, 12);
-	tag(&e, PPPOE_TAG_AC_COOKIE, ck, 17);
+	tag(&e, PPPOE_TAG_AC_COOKIE, ck, CK_LEN);
 	frame_make(&want, mac_cl, mac_ac[P_STD], &no_vlan, 0x8863, PPPOE_CODE_PADO, 0, e.b, e.n);
 	CHECK(c->len == want.n && memcmp(c->b, want.b, want.n) == 0, "PADO bytes (len %u, want %u)",
 	      c->len, want.n);
@@ -593,7 +627,7 @@ test_pado_exact(void)
 	/* the cookie depends on the client: same MAC same cookie, other MAC other cookie */
 	CHECK(get_cookie(P_STD, mac_cl, &no_vlan, &t, ck1), "PADO again");
 	CHECK(get_cookie(P_STD, mac_cl2, &no_vlan, &t, ck2), "PADO to client 2");
-	CHECK(memcmp(ck1, ck, 17) == 0, "same client, same epoch: same cookie");
+	CHECK(memcmp(ck1, ck, CK_LEN) != 0, "same client, second PADO: another cookie");
 	CHECK(memcmp(ck1 + 1, ck2 + 1, 16) != 0, "two clients: two cookies");
 	{
 		struct vlan v = {1, {0x8100, 0}, {100, 0}};
@@ -784,7 +818,7 @@ do_padr(uint16_t port, const uint8_t *src, const struct vlan *vl, const char *se
 	struct frame f;
 
 	ncap = 0;
-	padr_frame(&f, mac_ac[port], src, vl, 0, service, hu, hu_len, ck, ck != NULL ? 17 : 0);
+	padr_frame(&f, mac_ac[port], src, vl, 0, service, hu, hu_len, ck, ck != NULL ? CK_LEN : 0);
 	inject(port, &f);
 	return pads_sid(err);
 }
@@ -796,7 +830,7 @@ test_padr(void)
 	struct tags t;
 	struct frame f, want;
 	const struct cap *c;
-	uint8_t ck[17], bad[17], ck2[17];
+	uint8_t ck[CK_LEN], bad[CK_LEN], ck2[CK_LEN];
 	uint64_t before[CNT_MAX];
 	struct pppoe_sess *s;
 	uint16_t err = 0, sids[40];
@@ -813,7 +847,7 @@ test_padr(void)
 	snap(before);
 	CHECK(do_padr(P_STD, mac_cl, &no_vlan, "", hu, 4, NULL, &err) == -1, "no cookie: reply");
 	expect_drop(before, "disc_no_cookie", "PADR without cookie");
-	memcpy(bad, ck, 17);
+	memcpy(bad, ck, CK_LEN);
 	bad[9] ^= 0x01;
 	snap(before);
 	CHECK(do_padr(P_STD, mac_cl, &no_vlan, "", hu, 4, bad, &err) == -1, "forged cookie: reply");
@@ -828,7 +862,7 @@ test_padr(void)
 	expect_drop(before, "disc_bad_cookie", "PADR with another client's cookie");
 	snap(before);
 	ncap = 0;
-	padr_frame(&f, mac_ac[P_STD], mac_cl, &no_vlan, 0, "", hu, 4, ck, 16);
+	padr_frame(&f, mac_ac[P_STD], mac_cl, &no_vlan, 0, "", hu, 4, ck, CK_LEN - 1);
 	inject(P_STD, &f);
 	CHECK(ndisc() == 0, "short cookie: reply");
 	expect_drop(before, "disc_bad_cookie", "PADR with a 16-byte cookie");
@@ -870,11 +904,23 @@ test_padr(void)
 	expect_drop(before, NULL, "repeated PADR");
 	CHECK(cnt("pads_resent") == 1, "pads_resent");
 	CHECK(egw_pppoe_session_count(counts) == 1, "still one session");
-	/* once the client spoke on the session, a PADR is a new session */
+	/* another Host-Uniq with the same cookie: one cookie opens one session */
+	snap(before);
+	CHECK(do_padr(P_STD, mac_cl, &no_vlan, "", "other", 5, ck, &err) == -1,
+	      "cookie reused with another Host-Uniq: reply");
+	expect_drop(before, "disc_cookie_reused", "cookie reused, other Host-Uniq");
+	/* once the client spoke on the session, the same PADR is no repeat:
+	 * the cookie is used, nothing is opened */
 	if (s != NULL)
 		s->ctrl_rx++;
+	snap(before);
+	CHECK(do_padr(P_STD, mac_cl, &no_vlan, "", hu, 4, ck, &err) == -1,
+	      "PADR after PPP with a used cookie: reply");
+	expect_drop(before, "disc_cookie_reused", "cookie reused after PPP");
+	CHECK(egw_pppoe_session_count(counts) == 1, "still one session");
+	fresh_cookie(mac_cl, ck);
 	sid2 = do_padr(P_STD, mac_cl, &no_vlan, "", hu, 4, ck, &err);
-	CHECK(sid2 > 0 && sid2 != sid, "PADR after PPP: new session %d", sid2);
+	CHECK(sid2 > 0 && sid2 != sid, "PADR after PPP, new cookie: new session %d", sid2);
 
 	/* session ids: unique, never 0 or 0xFFFF (other Host-Uniqs: new sessions) */
 	sids[0] = (uint16_t)sid;
@@ -882,6 +928,7 @@ test_padr(void)
 	for (i = 2; i < RTE_DIM(sids); i++) {
 		uint8_t h[2] = {0xaa, (uint8_t)i};
 
+		fresh_cookie(mac_cl, ck);
 		sid2 = do_padr(P_STD, mac_cl, &no_vlan, "", h, 2, ck, &err);
 		CHECK(sid2 > 0 && sid2 != 0xffff && err == 0, "session %u: sid %d", i, sid2);
 		sids[i] = (uint16_t)sid2;
@@ -893,6 +940,7 @@ test_padr(void)
 
 	/* a service we do not offer: PADS with id 0 and Service-Name-Error */
 	CHECK(egw_pppoe_service_add("internet") == 0, "service");
+	fresh_cookie(mac_cl, ck);
 	snap(before);
 	sid2 = do_padr(P_STD, mac_cl, &no_vlan, "iptv", "x", 1, ck, &err);
 	CHECK(sid2 == 0 && err == PPPOE_TAG_SERVICE_NAME_ERROR, "PADR iptv: sid %d err %#x", sid2,
@@ -920,11 +968,209 @@ test_padr(void)
 	egw_pppoe_fini();
 }
 
+/* A client MAC numbered i (locally administered unicast). */
+static void
+mac_n(uint8_t m[8], unsigned int i)
+{
+	m[0] = 0x02;
+	m[1] = 0x00;
+	m[2] = (uint8_t)(i >> 24);
+	m[3] = (uint8_t)(i >> 16);
+	m[4] = (uint8_t)(i >> 8);
+	m[5] = (uint8_t)i;
+	m[6] = m[7] = 0;
+}
+
+/* The flood guard at its defaults, and each of its limits. */
+static void
+test_guard(void)
+{
+	struct egw_pppoe_config c;
+	struct egw_pppoe_guard g;
+	struct tags t;
+	uint8_t ck[CK_LEN], m[8] __rte_aligned(8), cks[200][CK_LEN];
+	uint64_t before[CNT_MAX];
+	unsigned int i, n, counts[4];
+	uint16_t err;
+	int sid, sids[200];
+	struct pppoe_sess *s;
+
+	CHECK(lib_init(0) == 0, "init");
+	/* lib_init() opened the guard: back to the defaults */
+	egw_pppoe_fini();
+	{
+		struct egw_pppoe_params p = {
+			.qsbr = qsbr,
+			.pool = pool,
+			.nb_ctx = 1,
+			.tx = tx_cb,
+			.socket = SOCKET_ID_ANY,
+		};
+
+		CHECK(egw_pppoe_init(&p) == 0, "init with defaults");
+		egw_pppoe_port_add(P_STD, (const struct rte_ether_addr *)mac_ac[P_STD], 1500);
+	}
+	egw_pppoe_config_get(&c);
+	CHECK(c.max_per_mac == EGW_PPPOE_PER_MAC_DEF && c.max_per_mac == 2, "per-MAC default %u",
+	      c.max_per_mac);
+	CHECK(c.guard.max_starting == EGW_PPPOE_STARTING_DEF &&
+		      c.guard.padi_rate == EGW_PPPOE_DISC_RATE_DEF &&
+		      c.guard.padi_rate_mac == EGW_PPPOE_DISC_RATE_MAC_DEF &&
+		      c.guard.padr_rate == EGW_PPPOE_DISC_RATE_DEF &&
+		      c.guard.padr_rate_mac == EGW_PPPOE_DISC_RATE_MAC_DEF &&
+		      c.guard.auth_hold_s == EGW_PPPOE_AUTH_HOLD_DEF,
+	      "guard defaults");
+	t.n = 0;
+	tag_str(&t, PPPOE_TAG_SERVICE_NAME, "");
+
+	/* PADIs of one MAC: 3 per second pass, the 4th does not; another MAC does */
+	for (i = 0; i < EGW_PPPOE_DISC_RATE_MAC_DEF; i++)
+		CHECK(get_cookie(P_STD, mac_cl, &no_vlan, &t, ck), "PADI %u of one MAC", i);
+	snap(before);
+	CHECK(!get_cookie(P_STD, mac_cl, &no_vlan, &t, ck), "PADI over the per-MAC rate: PADO");
+	expect_drop(before, "disc_padi_rate_mac", "PADI over the per-MAC rate");
+	CHECK(get_cookie(P_STD, mac_cl2, &no_vlan, &t, ck), "PADI of another MAC");
+	/* PADRs of one MAC alike (each with its own cookie: mac_cl2's buckets) */
+	sid = do_padr(P_STD, mac_cl2, &no_vlan, "", "1", 1, ck, &err);
+	CHECK(sid > 0, "PADR 1");
+	for (i = 0; i < 2; i++)
+		do_padr(P_STD, mac_cl2, &no_vlan, "", "1", 1, ck, &err); /* repeats */
+	snap(before);
+	CHECK(do_padr(P_STD, mac_cl2, &no_vlan, "", "1", 1, ck, &err) == -1,
+	      "PADR over the per-MAC rate: reply");
+	expect_drop(before, "disc_padr_rate_mac", "PADR over the per-MAC rate");
+
+	/* all clients: a rate of 10 PADIs per second, from 11 MACs */
+	g = c.guard;
+	g.padi_rate = 10;
+	CHECK(egw_pppoe_set_guard(&g) == 0, "PADI rate 10");
+	for (i = 0, n = 0; i < 10; i++) {
+		mac_n(m, 1000 + i);
+		n += get_cookie(P_STD, m, &no_vlan, &t, ck);
+	}
+	CHECK(n == 10, "10 PADIs of 10 MACs: %u PADOs", n);
+	mac_n(m, 1010);
+	snap(before);
+	CHECK(!get_cookie(P_STD, m, &no_vlan, &t, ck), "11th PADI: PADO");
+	expect_drop(before, "disc_padi_rate", "PADI over the rate of all");
+	/* the guard is validated and set as a whole */
+	g = c.guard;
+	g.padr_rate = 0;
+	CHECK(egw_pppoe_set_guard(&g) == -EINVAL, "rate 0");
+	g = c.guard;
+	g.padi_rate_mac = EGW_PPPOE_DISC_RATE_MAX + 1;
+	CHECK(egw_pppoe_set_guard(&g) == -EINVAL, "rate too big");
+	g = c.guard;
+	g.max_starting = EGW_PPPOE_MAX_SESSIONS + 1;
+	CHECK(egw_pppoe_set_guard(&g) == -EINVAL, "starting above the table");
+	g = c.guard;
+	g.auth_hold_s = 0;
+	CHECK(egw_pppoe_set_guard(&g) == -EINVAL, "hold 0");
+	egw_pppoe_config_get(&c);
+	CHECK(c.guard.padi_rate == 10, "refused guard changed nothing");
+	egw_pppoe_fini();
+
+	/* 200 discoveries in flight (many more than any cache): every repeated
+	 * PADR gets its session's PADS again, no second session */
+	CHECK(lib_init(0) == 0, "init");
+	for (i = 0; i < RTE_DIM(sids); i++) {
+		mac_n(m, i);
+		CHECK(get_cookie(P_STD, m, &no_vlan, &t, cks[i]), "cookie %u", i);
+		sids[i] = do_padr(P_STD, m, &no_vlan, "", "hu", 2, cks[i], &err);
+		CHECK(sids[i] > 0, "session %u", i);
+	}
+	snap(before);
+	for (i = 0, n = 0; i < RTE_DIM(sids); i++) {
+		mac_n(m, i);
+		n += do_padr(P_STD, m, &no_vlan, "", "hu", 2, cks[i], &err) == sids[i];
+	}
+	CHECK(n == RTE_DIM(sids), "repeated PADRs: %u of %zu got their PADS again", n,
+	      RTE_DIM(sids));
+	expect_drop(before, NULL, "repeated PADRs");
+	CHECK(egw_pppoe_session_count(counts) == RTE_DIM(sids), "%u sessions, want %zu",
+	      egw_pppoe_session_count(counts), RTE_DIM(sids));
+	/* 20 Host-Uniqs with one cookie: nothing more */
+	for (i = 0, n = 0; i < 20; i++) {
+		uint8_t h = (uint8_t)i;
+
+		mac_n(m, 0);
+		n += do_padr(P_STD, m, &no_vlan, "", &h, 1, cks[0], &err) > 0;
+	}
+	CHECK(n == 0 && egw_pppoe_session_count(counts) == RTE_DIM(sids),
+	      "one cookie, 20 Host-Uniqs: %u sessions more", n);
+	egw_pppoe_fini();
+
+	/* sessions negotiating at once: 3 */
+	CHECK(lib_init(0) == 0, "init");
+	egw_pppoe_config_get(&c);
+	g = c.guard;
+	g.max_starting = 3;
+	CHECK(egw_pppoe_set_guard(&g) == 0, "starting 3");
+	for (i = 0; i < 4; i++) {
+		mac_n(m, 500 + i);
+		CHECK(get_cookie(P_STD, m, &no_vlan, &t, cks[i]), "cookie %u", i);
+	}
+	for (i = 0; i < 3; i++) {
+		mac_n(m, 500 + i);
+		sids[i] = do_padr(P_STD, m, &no_vlan, "", NULL, 0, cks[i], &err);
+		CHECK(sids[i] > 0, "starting session %u", i);
+	}
+	mac_n(m, 503);
+	snap(before);
+	CHECK(do_padr(P_STD, m, &no_vlan, "", NULL, 0, cks[3], &err) == 0 &&
+		      err == PPPOE_TAG_AC_SYSTEM_ERROR,
+	      "4th starting session refused");
+	expect_drop(before, "disc_limit_starting", "4th starting session");
+	snap(before);
+	CHECK(!get_cookie(P_STD, m, &no_vlan, &t, ck), "PADI while 3 start: PADO");
+	expect_drop(before, "disc_padi_starting", "PADI while 3 start");
+	/* one of them bound: room for one more */
+	s = pppoe_sess_get((uint16_t)sids[0]);
+	if (s != NULL) {
+		s->fp->ip4 = rte_cpu_to_be_32(0x0a000002);
+		CHECK(pppoe_sess_bind(s, PPPOE_NCP_IP4) == 0, "bind");
+	}
+	CHECK(do_padr(P_STD, m, &no_vlan, "", NULL, 0, cks[3], &err) > 0,
+	      "4th session once one is bound");
+	egw_pppoe_fini();
+
+	/* failed logins hold the MAC: 1 s, then 2 s; a bound session ends it */
+	CHECK(lib_init(0) == 0, "init");
+	egw_pppoe_config_get(&c);
+	g = c.guard;
+	g.auth_hold_s = EGW_PPPOE_AUTH_HOLD_DEF;
+	CHECK(egw_pppoe_set_guard(&g) == 0, "hold 60 s");
+	fresh_cookie(mac_cl, ck);
+	sid = do_padr(P_STD, mac_cl, &no_vlan, "", NULL, 0, ck, &err);
+	s = sid > 0 ? pppoe_sess_get((uint16_t)sid) : NULL;
+	CHECK(s != NULL, "session");
+	if (s != NULL)
+		pppoe_sess_close(s, EGW_PPPOE_CAUSE_AUTH_FAIL, true);
+	snap(before);
+	CHECK(!get_cookie(P_STD, mac_cl, &no_vlan, &t, ck), "PADI after a failed login: PADO");
+	expect_drop(before, "disc_auth_hold", "PADI of a held MAC");
+	CHECK(get_cookie(P_STD, mac_cl2, &no_vlan, &t, ck), "another MAC is not held");
+	rte_delay_ms(1100);
+	fresh_cookie(mac_cl, ck);
+	sid = do_padr(P_STD, mac_cl, &no_vlan, "", NULL, 0, ck, &err);
+	s = sid > 0 ? pppoe_sess_get((uint16_t)sid) : NULL;
+	CHECK(s != NULL, "session after the 1 s hold");
+	if (s != NULL)
+		pppoe_sess_close(s, EGW_PPPOE_CAUSE_AUTH_FAIL, true);
+	rte_delay_ms(1100);
+	snap(before);
+	CHECK(!get_cookie(P_STD, mac_cl, &no_vlan, &t, ck), "second failure: held 2 s");
+	expect_drop(before, "disc_auth_hold", "second hold");
+	pppoe_disc_login_ok((const struct rte_ether_addr *)mac_cl);
+	CHECK(get_cookie(P_STD, mac_cl, &no_vlan, &t, ck), "a bound session ends the hold");
+	egw_pppoe_fini();
+}
+
 static void
 test_limits(void)
 {
 	struct tags t;
-	uint8_t ck1[17], ck2[17], ck3[17];
+	uint8_t ck1[CK_LEN], ck2[CK_LEN], ck3[CK_LEN];
 	uint64_t before[CNT_MAX];
 	uint16_t err = 0;
 	int sid;
@@ -940,6 +1186,7 @@ test_limits(void)
 	sid = do_padr(P_STD, mac_cl, &no_vlan, "", "a", 1, ck1, &err);
 	CHECK(sid > 0, "first session");
 	/* per MAC */
+	fresh_cookie(mac_cl, ck1);
 	snap(before);
 	sid = do_padr(P_STD, mac_cl, &no_vlan, "", "b", 1, ck1, &err);
 	CHECK(sid == 0 && err == PPPOE_TAG_AC_SYSTEM_ERROR, "per-MAC: sid %d err %#x", sid, err);
@@ -975,7 +1222,7 @@ test_rejects(void)
 	struct tags t;
 	struct frame f;
 	uint64_t before[CNT_MAX];
-	uint8_t ck[17];
+	uint8_t ck[CK_LEN];
 	static const uint8_t mc[8] __rte_aligned(8) = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x01};
 	static const uint8_t zero[8] __rte_aligned(8);
 	static const uint8_t other[8] __rte_aligned(8) = {0x02, 0x99, 0x99, 0x99, 0x99, 0x99};
@@ -1034,15 +1281,15 @@ test_rejects(void)
 	CASE("PADI to a multicast group", P_STD, "disc_padi_bad_dst");
 	frame_make(&frames[n], mac_bcast, mac_cl, &no_vlan, 0x8863, PPPOE_CODE_PADI, 1, t.b, t.n);
 	CASE("PADI with session id 1", P_STD, "disc_padi_sid");
-	padr_frame(&frames[n], mac_bcast, mac_cl, &no_vlan, 0, "", "hu", 2, ck, 17);
+	padr_frame(&frames[n], mac_bcast, mac_cl, &no_vlan, 0, "", "hu", 2, ck, CK_LEN);
 	CASE("PADR to broadcast", P_STD, "disc_padr_bad_dst");
-	padr_frame(&frames[n], mc, mac_cl, &no_vlan, 0, "", "hu", 2, ck, 17);
+	padr_frame(&frames[n], mc, mac_cl, &no_vlan, 0, "", "hu", 2, ck, CK_LEN);
 	CASE("PADR to multicast", P_STD, "disc_padr_bad_dst");
-	padr_frame(&frames[n], mac_ac[P_JUMBO], mac_cl, &no_vlan, 0, "", "hu", 2, ck, 17);
+	padr_frame(&frames[n], mac_ac[P_JUMBO], mac_cl, &no_vlan, 0, "", "hu", 2, ck, CK_LEN);
 	CASE("PADR to another port's MAC", P_STD, "disc_padr_bad_dst");
-	padr_frame(&frames[n], mac_ac[P_STD], mac_cl, &no_vlan, 0x1234, "", "hu", 2, ck, 17);
+	padr_frame(&frames[n], mac_ac[P_STD], mac_cl, &no_vlan, 0x1234, "", "hu", 2, ck, CK_LEN);
 	CASE("PADR with a session id", P_STD, "disc_padr_sid");
-	padr_frame(&frames[n], mac_ac[P_STD], mac_cl, &no_vlan, 0, "", "hu", 2, ck, 17);
+	padr_frame(&frames[n], mac_ac[P_STD], mac_cl, &no_vlan, 0, "", "hu", 2, ck, CK_LEN);
 	CASE("PADR from the wrong port", P_JUMBO, "disc_padr_bad_dst");
 	frame_make(&frames[n], mac_bcast, mac_cl, &no_vlan, 0x8863, PPPOE_CODE_PADT, 1, NULL, 0);
 	CASE("PADT to broadcast", P_STD, "disc_padt_bad_dst");
@@ -1130,7 +1377,7 @@ test_rejects(void)
 static void
 test_padt(void)
 {
-	uint8_t ck[17];
+	uint8_t ck[CK_LEN];
 	struct tags t;
 	struct frame f;
 	uint64_t before[CNT_MAX];
@@ -1233,7 +1480,7 @@ test_vlans(void)
 	};
 	unsigned int i;
 	struct tags t;
-	uint8_t ck[17];
+	uint8_t ck[CK_LEN];
 	uint16_t err;
 
 	CHECK(lib_init(0) == 0, "init");
@@ -1256,7 +1503,7 @@ test_vlans(void)
 		tag_str(&e, PPPOE_TAG_AC_NAME, "edgegw");
 		tag_str(&e, PPPOE_TAG_SERVICE_NAME, "");
 		tag_str(&e, PPPOE_TAG_HOST_UNIQ, "v");
-		tag(&e, PPPOE_TAG_AC_COOKIE, ck, 17);
+		tag(&e, PPPOE_TAG_AC_COOKIE, ck, CK_LEN);
 		frame_make(&want, mac_cl, mac_ac[P_STD], v, 0x8863, PPPOE_CODE_PADO, 0, e.b, e.n);
 		CHECK(c->len == want.n && memcmp(c->b, want.b, want.n) == 0,
 		      "vlan case %u: PADO on the same tags", i);
@@ -1300,7 +1547,7 @@ static void
 test_rotation(void)
 {
 	struct tags t;
-	uint8_t ck[17], ck_new[17];
+	uint8_t ck[CK_LEN], ck_new[CK_LEN];
 	uint64_t before[CNT_MAX], now = rte_rdtsc(), hz = rte_get_tsc_hz();
 	uint16_t err;
 	int sid;
@@ -1312,7 +1559,7 @@ test_rotation(void)
 	CHECK(pppoe_disc_service(now + hz) == 0, "no rotation after 1 s");
 	CHECK(pppoe_disc_service(now + 61 * hz) == 1, "rotation after 61 s");
 	CHECK(get_cookie(P_STD, mac_cl, &no_vlan, &t, ck_new), "cookie after rotation");
-	CHECK(memcmp(ck, ck_new, 17) != 0, "new epoch, new cookie");
+	CHECK(memcmp(ck, ck_new, CK_LEN) != 0, "new epoch, new cookie");
 	sid = do_padr(P_STD, mac_cl, &no_vlan, "", "1", 1, ck, &err);
 	CHECK(sid > 0, "previous epoch's cookie accepted");
 	CHECK(pppoe_disc_service(now + 62 * hz) == 0, "no second rotation 1 s later");
@@ -1333,7 +1580,7 @@ test_session_frames(void)
 {
 	struct tags t;
 	struct frame f;
-	uint8_t ck[17];
+	uint8_t ck[CK_LEN];
 	uint64_t before[CNT_MAX];
 	struct pppoe_sess *s;
 	uint16_t err, sid;
@@ -1442,7 +1689,7 @@ test_init_fini(void)
 	struct init_arg ia;
 	struct tags t;
 	pthread_t th;
-	uint8_t ck[17];
+	uint8_t ck[CK_LEN];
 	uint16_t err;
 	int i, n = 0;
 
@@ -1497,6 +1744,7 @@ test_init_fini(void)
 	for (i = 0; i < 3; i++) {
 		uint8_t h = (uint8_t)i;
 
+		fresh_cookie(mac_cl, ck);
 		n += do_padr(P_STD, mac_cl, &no_vlan, "", &h, 1, ck, &err) > 0;
 	}
 	CHECK(n == 3, "three sessions");
@@ -1764,6 +2012,7 @@ main(int argc, char **argv)
 	test_services();
 	test_padr();
 	test_limits();
+	test_guard();
 	test_rejects();
 	test_padt();
 	test_vlans();

@@ -75,6 +75,8 @@ static const uint8_t server6[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0, 0, 0, 0, 0,
  * only, N still negotiating. */
 static struct pppoe_sess *sa, *sb, *sc, *sd, *sn;
 static uint16_t sid_a, sid_b, sid_c, sid_d, sid_n;
+/* an NCP Configure-Ack from the peer: code 2, id 1, length 4 */
+static const uint8_t ncp_ack[] = {2, 1, 0, 4};
 
 /* ---- bytes -------------------------------------------------------------- */
 
@@ -908,21 +910,77 @@ test_decap_ctrl(void)
 		}
 	}
 
-	/* data for an NCP that is not open: control (it discards and counts) */
+	/* data for an NCP that is not open: held on the data path (the NCP
+	 * may be opening), never to control; dropped as ncp_not_open when
+	 * the caller flushes (or after 1 s) */
 	il = ip4_udp(ipb, IP_A, IP_SERVER, 10);
 	fl = pppoe_build(fr, &mac_d, 0, &untagged, 0x11, 0, sid_d, -1, PPP_IP, 2, ipb, il, 0);
 	m = mk1(fr, fl, 0);
 	decap1(m);
-	CHECK(res.n_ctrl == 1 && res.ctrl[0] == m && same(m, fr, fl), "IPv4 to IPv6-only: ctrl");
+	CHECK(res.n_ctrl == 0 && res.n_out == 0 && res.drop[EGW_PPPOE_DROP_NCP_NOT_OPEN] == 1 &&
+		      egw_pppoe_ctx_held(ctx) == 0,
+	      "IPv4 to IPv6-only, no IPCP Ack seen: dropped as ncp_not_open");
+	/* behind the peer's IPCP Configure-Ack while our IPCP is not in
+	 * Ack-Sent (the Ack does not open it): dropped */
+	fl = pppoe_build(fr, &mac_d, 0, &untagged, 0x11, 0, sid_d, -1, PPP_IPCP, 2, ncp_ack,
+			 sizeof(ncp_ack), 0);
+	decap1(mk1(fr, fl, 0));
+	il = ip4_udp(ipb, IP_A, IP_SERVER, 10);
+	fl = pppoe_build(fr, &mac_d, 0, &untagged, 0x11, 0, sid_d, -1, PPP_IP, 2, ipb, il, 0);
+	decap1(mk1(fr, fl, 0));
+	CHECK(res.drop[EGW_PPPOE_DROP_NCP_NOT_OPEN] == 1 && egw_pppoe_ctx_held(ctx) == 0,
+	      "behind an IPCP Ack that does not open IPCP: dropped");
+	/* behind the peer's IPCP Configure-Ack in Ack-Sent: held */
+	pppoe_sess_ncp_acksent(sd, PPPOE_NCP_IP4, true);
+	fl = pppoe_build(fr, &mac_d, 0, &untagged, 0x11, 0, sid_d, -1, PPP_IPCP, 2, ncp_ack,
+			 sizeof(ncp_ack), 0);
+	decap1(mk1(fr, fl, 0));
+	CHECK(res.n_ctrl == 1 && res.ctrl_up[0] == 1, "IPCP Ack of a bound session: control, up");
+	il = ip4_udp(ipb, IP_A, IP_SERVER, 10);
+	fl = pppoe_build(fr, &mac_d, 0, &untagged, 0x11, 0, sid_d, -1, PPP_IP, 2, ipb, il, 0);
+	m = mk1(fr, fl, 0);
+	decap1(m);
+	CHECK(res.n_ctrl == 0 && res.n_out == 0 && egw_pppoe_ctx_held(ctx) == 1,
+	      "IPv4 to IPv6-only behind an IPCP Ack: held");
 	addr6(a6, pfx_d, 1);
+	pppoe_sess_ncp_acksent(sb, PPPOE_NCP_IP6, true);
+	fl = pppoe_build(fr, &mac_b, 0, &tags_b, 0x11, 0, sid_b, -1, PPP_IPV6CP, 2, ncp_ack,
+			 sizeof(ncp_ack), 0);
+	decap1(mk1(fr, fl, 0));
 	il = ip6_udp(ipb, server6, a6, 10);
 	fl = pppoe_build(fr, &mac_b, 0, &tags_b, 0x11, 0, sid_b, -1, PPP_IPV6, 2, ipb, il, 0);
 	m = mk1(fr, fl, 0);
 	decap1(m);
-	CHECK(res.n_ctrl == 1 && res.ctrl[0] == m, "IPv6 to IPv4-only: ctrl");
+	CHECK(res.n_ctrl == 0 && res.n_out == 0 && egw_pppoe_ctx_held(ctx) == 2,
+	      "IPv6 to IPv4-only behind an IPv6CP Ack: held");
+	{
+		uint64_t before = ctx_drop(EGW_PPPOE_DROP_NCP_NOT_OPEN);
 
-	/* negotiating: everything to control, in arrival order, interleaved
-	 * with a bound session's frames that keep theirs */
+		res_reset();
+		egw_pppoe_ctx_poll(ctx, 0, false, &res);
+		CHECK(res.n_out == 0 && egw_pppoe_ctx_held(ctx) == 2, "still held before 1 s");
+		egw_pppoe_ctx_poll(ctx, 1, true, &res);
+		CHECK(egw_pppoe_ctx_held(ctx) == 2, "a flush of another port leaves them");
+		egw_pppoe_ctx_poll(ctx, 0, true, &res);
+		CHECK(egw_pppoe_ctx_held(ctx) == 0 && res.drop[EGW_PPPOE_DROP_NCP_NOT_OPEN] == 2 &&
+			      ctx_drop(EGW_PPPOE_DROP_NCP_NOT_OPEN) == before + 2,
+		      "flushed: dropped as ncp_not_open");
+		res_reset();
+		pppoe_sess_ncp_acksent(sd, PPPOE_NCP_IP4, false);
+		pppoe_sess_ncp_acksent(sb, PPPOE_NCP_IP6, false);
+	}
+
+	/* negotiating: control frames to control, data held, in arrival
+	 * order, interleaved with a bound session's frames that keep theirs;
+	 * once the NCP opens, the held data leaves first, in order */
+	res_reset();
+	/* the peer's IPCP Ack first (our IPCP in Ack-Sent): N's data behind
+	 * it may be legitimate */
+	pppoe_sess_ncp_acksent(sn, PPPOE_NCP_IP4, true);
+	fl = pppoe_build(fr, &mac_n, 0, &untagged, 0x11, 0, sid_n, -1, PPP_IPCP, 2, ncp_ack,
+			 sizeof(ncp_ack), 0);
+	decap1(mk1(fr, fl, 0));
+	CHECK(res.n_ctrl == 1 && res.ctrl_up[0] == 0, "IPCP Ack of a session negotiating: control");
 	res_reset();
 	for (i = 0; i < 8; i++) {
 		bool neg = i % 3 != 1;
@@ -937,17 +995,79 @@ test_decap_ctrl(void)
 		in[i] = mk1(fr, fl, 0);
 	}
 	egw_pppoe_decap_burst(ctx, in, 8, &res);
-	CHECK(res.n_ctrl == 5 && res.n_out == 3, "negotiating burst: ctrl %u out %u", res.n_ctrl,
-	      res.n_out);
-	if (res.n_ctrl == 5 && res.n_out == 3) {
-		CHECK(res.ctrl[0] == in[0] && res.ctrl[1] == in[2] && res.ctrl[2] == in[3] &&
-			      res.ctrl[3] == in[5] && res.ctrl[4] == in[6],
-		      "negotiating: control frames in arrival order");
+	CHECK(res.n_ctrl == 1 && res.n_out == 3 && egw_pppoe_ctx_held(ctx) == 4,
+	      "negotiating burst: ctrl %u out %u held %u", res.n_ctrl, res.n_out,
+	      egw_pppoe_ctx_held(ctx));
+	if (res.n_ctrl == 1 && res.n_out == 3) {
+		CHECK(res.ctrl[0] == in[3] && res.ctrl_up[0] == 0,
+		      "negotiating: LCP to control, not a bound session's");
 		CHECK(res.out[0] == in[1] && res.out[1] == in[4] && res.out[2] == in[7],
 		      "bound frames in order");
 	}
 	rx_a += 3;
 	res_reset();
+	/* the NCP opens: the next burst gets the held frames first, then its own */
+	bind4(sn, IP_N);
+	il = ip4_udp(ipb, IP_N, IP_SERVER, 10);
+	fl = pppoe_build(fr, &mac_n, 0, &untagged, 0x11, 0, sid_n, -1, PPP_IP, 2, ipb, il, 0);
+	m = mk1(fr, fl, 0);
+	decap1(m);
+	CHECK(res.n_out == 5 && egw_pppoe_ctx_held(ctx) == 0, "after the bind: %u out, %u held",
+	      res.n_out, egw_pppoe_ctx_held(ctx));
+	if (res.n_out == 5)
+		CHECK(res.out[0] == in[0] && res.out[1] == in[2] && res.out[2] == in[5] &&
+			      res.out[3] == in[6] && res.out[4] == m,
+		      "the held frames in arrival order, then the new one");
+	res_reset();
+	/* and by the poll alone, without a new frame */
+	pppoe_sess_unbind(sn, PPPOE_NCP_IP4);
+	for (i = 0; i < 3; i++) {
+		fl = pppoe_build(fr, &mac_n, 0, &untagged, 0x11, 0, sid_n, -1, PPP_IP, 2, ipb, il,
+				 0);
+		in[i] = mk1(fr, fl, 0);
+	}
+	egw_pppoe_decap_burst(ctx, in, 3, &res);
+	CHECK(res.n_out == 0 && egw_pppoe_ctx_held(ctx) == 3, "unbound again: held");
+	bind4(sn, IP_N);
+	res_reset();
+	egw_pppoe_ctx_poll(ctx, 0, false, &res);
+	CHECK(res.n_out == 3 && res.out[0] == in[0] && res.out[1] == in[1] && res.out[2] == in[2],
+	      "the poll releases them in order");
+	res_reset();
+	pppoe_sess_unbind(sn, PPPOE_NCP_IP4);
+
+	/* bursts of 19 and 30 behind the Ack, the NCP opening before or after
+	 * the second: 49 frames out in arrival order either way */
+	for (i = 0; i < 2; i++) {
+		struct rte_mbuf *all[49];
+		unsigned int j, k, n_ok = 0;
+
+		fl = pppoe_build(fr, &mac_n, 0, &untagged, 0x11, 0, sid_n, -1, PPP_IPCP, 2, ncp_ack,
+				 sizeof(ncp_ack), 0);
+		decap1(mk1(fr, fl, 0));
+		res_reset();
+		for (j = 0; j < 49; j++) {
+			fl = pppoe_build(fr, &mac_n, 0, &untagged, 0x11, 0, sid_n, -1, PPP_IP, 2,
+					 ipb, il, 0);
+			all[j] = mk1(fr, fl, 0);
+		}
+		egw_pppoe_decap_burst(ctx, all, 19, &res);
+		k = res.n_out;
+		if (i == 0)
+			bind4(sn, IP_N);
+		egw_pppoe_decap_burst(ctx, all + 19, 30, &res);
+		if (i == 1) {
+			bind4(sn, IP_N);
+			egw_pppoe_ctx_poll(ctx, 0, false, &res);
+		}
+		for (j = 0; j < res.n_out && j < 49; j++)
+			n_ok += res.out[j] == all[j];
+		CHECK(k == 0 && res.n_out == 49 && n_ok == 49,
+		      "two bursts, NCP opening %s the second: %u out (%u in order)",
+		      i == 0 ? "before" : "after", res.n_out, n_ok);
+		res_reset();
+		pppoe_sess_unbind(sn, PPPOE_NCP_IP4);
+	}
 }
 
 /* ---- MSS clamp ------------------------------------------------------------ */
@@ -1423,11 +1543,19 @@ test_unbind(void)
 	CHECK(sb->state == EGW_PPPOE_S_NEGOTIATING && sb->fp->ncp == 0,
 	      "B without NCP: negotiating again");
 	CHECK(pppoe_route4_lookup(rte_cpu_to_be_32(IP_B)) == NULL, "B's route gone");
+	pppoe_sess_ncp_acksent(sb, PPPOE_NCP_IP4, true);
+	fl = pppoe_build(fr, &mac_b, 0, &tags_b, 0x11, 0, sid_b, -1, PPP_IPCP, 2, ncp_ack,
+			 sizeof(ncp_ack), 0);
+	decap1(mk1(fr, fl, 0));
 	il = ip4_udp(ipb, IP_B, IP_SERVER, 64);
 	fl = pppoe_build(fr, &mac_b, 0, &tags_b, 0x11, 0, sid_b, -1, PPP_IP, 2, ipb, il, 0);
 	m = mk1(fr, fl, 0);
 	decap1(m);
-	CHECK(res.n_ctrl == 1 && res.ctrl[0] == m, "B's data to control after unbind");
+	CHECK(res.n_ctrl == 0 && egw_pppoe_ctx_held(ctx) == 1,
+	      "B's data behind an IPCP Ack held after unbind");
+	egw_pppoe_ctx_poll(ctx, 0, true, &res);
+	CHECK(res.drop[EGW_PPPOE_DROP_NCP_NOT_OPEN] == 1, "flushed");
+	res_reset();
 	fl = down4(fr, IP_B, 10, 0);
 	m = mk1(fr, fl, 1);
 	encap1(m);
