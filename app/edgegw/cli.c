@@ -177,6 +177,10 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "TCP MSS clamping of SYNs: session MRU - 40/60 (default), off, or a value"},
 	{"pppoe", "pppoe keepalive <interval-s> <misses>",
 	 "LCP echo every interval (0 = off); close after misses unanswered"},
+	{"pppoe", "pppoe filter pass|active [user <name>] <expr>|none",
+	 "pcap-filter(7) on each IP frame of a bound session: pass (others dropped), active "
+	 "(idle timer)"},
+	{"pppoe", "pppoe idle-timeout <s>", "close sessions idle this long, 0 = off (default off)"},
 	{"pppoe", "pppoe session clear <id>|all", "close sessions: PADT and LCP Terminate"},
 	{"pppoe", "ppp auth pap|chap|none", "authentication asked for in LCP (default pap)"},
 	{"pppoe", "ppp user add <name> <secret> [address <A>]",
@@ -186,6 +190,8 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "one line per session: id, port, VLANs, MAC, state, user, addresses, uptime"},
 	{"pppoe", "show pppoe stats",
 	 "control counters, data-path drops by reason, sessions by state"},
+	{"pppoe", "show pppoe filters",
+	 "pass and active filters (default, per user) and the idle timeout"},
 	{NULL, NULL, NULL},
 };
 

@@ -11,11 +11,13 @@
  *   pppoe mru <n>
  *   pppoe mss-clamp auto|off|<value>
  *   pppoe keepalive <interval-s> <misses>
+ *   pppoe filter pass|active [user <name>] <pcap expression>|none
+ *   pppoe idle-timeout <seconds>
  *   pppoe session clear <id>|all
  *   ppp auth pap|chap|none
  *   ppp user add <name> <secret> [address <A>]
  *   ppp user del <name>
- *   show pppoe sessions [detail] | stats
+ *   show pppoe sessions [detail] | stats | filters
  * Each checks its words before it changes anything; the library checks the
  * rest and changes nothing when it refuses. They run under egw.ctrl_lock,
  * as the control path does: the library's control state has one writer at
@@ -434,10 +436,89 @@ session_clear(struct pppoe_args *a)
 	printf("pppoe: session %" PRIu64 " closing\n", sid);
 }
 
+/* pppoe filter pass|active [user <name>] <expression>|none: the rest of the
+ * line after the kind (and user) is the expression, as pppd takes it. */
+static void
+filter_cmd(char *line)
+{
+	char *p = line + strlen("filter"), *kind, *user = NULL, err[256];
+	enum egw_pppoe_filter_kind k;
+	int rc;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	kind = p;
+	p += strcspn(p, " \t");
+	if (*p != '\0')
+		*p++ = '\0';
+	if (strcmp(kind, "pass") == 0) {
+		k = EGW_PPPOE_FILTER_PASS;
+	} else if (strcmp(kind, "active") == 0) {
+		k = EGW_PPPOE_FILTER_ACTIVE;
+	} else {
+		egw_cli_fail(
+			"usage: pppoe filter pass|active [user <name>] <pcap expression>|none");
+		return;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncmp(p, "user", 4) == 0 && (p[4] == ' ' || p[4] == '\t')) {
+		p += 5;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		user = p;
+		p += strcspn(p, " \t");
+		if (*p != '\0')
+			*p++ = '\0';
+		if (check_name("pppoe filter", "user", user) < 0)
+			return;
+		while (*p == ' ' || *p == '\t')
+			p++;
+	}
+	if (*p == '\0') {
+		egw_cli_fail("pppoe filter %s: an expression (pcap-filter(7)) or none", kind);
+		return;
+	}
+	rc = egw_pppoe_set_filter(k, user, strcmp(p, "none") == 0 ? NULL : p, err, sizeof(err));
+	if (rc < 0) {
+		egw_cli_fail("pppoe filter %s%s%s: %s (the filter in place stays)", kind,
+			     user != NULL ? " user " : "", user != NULL ? user : "", err);
+		return;
+	}
+	printf("pppoe: %s filter%s%s %s\n", kind, user != NULL ? " of " : "",
+	       user != NULL ? user : "", strcmp(p, "none") == 0 ? "removed" : "set");
+}
+
+static void
+idle_timeout(struct pppoe_args *a)
+{
+	uint64_t v;
+
+	if (a->n != 2) {
+		egw_cli_fail("usage: pppoe idle-timeout <seconds> (0 = off)");
+		return;
+	}
+	if (num_arg("pppoe idle-timeout", "seconds", a->w[1], 0, 604800, &v) < 0)
+		return;
+	if (egw_pppoe_set_idle_timeout((unsigned int)v) < 0) {
+		egw_cli_fail("pppoe idle-timeout %s: refused", a->w[1]);
+		return;
+	}
+	if (v == 0)
+		printf("pppoe: idle timeout off\n");
+	else
+		printf("pppoe: sessions idle for %" PRIu64 " s are closed\n", v);
+}
+
 static void
 pppoe_run(char *line)
 {
 	struct pppoe_args a;
+
+	if (strncmp(line, "filter", 6) == 0 && (line[6] == ' ' || line[6] == '\t')) {
+		filter_cmd(line);
+		return;
+	}
 
 	if (split(line, &a) < 0 || a.n == 0) {
 		egw_cli_fail("pppoe: see 'help pppoe'%s", a.n != 0 ? " (too many words)" : "");
@@ -461,9 +542,11 @@ pppoe_run(char *line)
 		keepalive(&a);
 	else if (strcmp(a.w[0], "session") == 0)
 		session_clear(&a);
+	else if (strcmp(a.w[0], "idle-timeout") == 0)
+		idle_timeout(&a);
 	else
 		egw_cli_fail("pppoe: unknown '%s' (ac-name, service-name, pool, dns, limit, mru, "
-			     "mss-clamp, keepalive, session clear)",
+			     "mss-clamp, keepalive, filter, idle-timeout, session clear)",
 			     a.w[0]);
 }
 
@@ -727,6 +810,36 @@ show_stats(void)
 }
 
 static void
+show_filter(const char *user, enum egw_pppoe_filter_kind kind, const char *expr, bool jit,
+	    void *arg)
+{
+	unsigned int *n = arg;
+
+	printf("  %-7s %-20s %-6s %s\n", kind == EGW_PPPOE_FILTER_PASS ? "pass" : "active",
+	       user != NULL ? user : "(default)", jit ? "jit" : "interp", expr);
+	(*n)++;
+}
+
+static void
+show_filters(void)
+{
+	struct egw_pppoe_config c;
+	unsigned int n = 0;
+
+	egw_pppoe_config_get(&c);
+	printf("  kind    user                 run    expression\n");
+	egw_pppoe_filters_walk(show_filter, &n);
+	if (n == 0)
+		printf("  (no filter: every frame passes)\n");
+	if (c.idle_timeout_s != 0)
+		printf("  idle timeout: %u s (frames the active filter matches, or any without "
+		       "one, count as activity)\n",
+		       c.idle_timeout_s);
+	else
+		printf("  idle timeout: off\n");
+}
+
+static void
 cmd_show_pppoe(void *pr, struct cmdline *cl __rte_unused, void *data)
 {
 	struct pppoe_res *res = pr;
@@ -734,14 +847,15 @@ cmd_show_pppoe(void *pr, struct cmdline *cl __rte_unused, void *data)
 	struct pppoe_args a;
 
 	if (data == NULL) {
-		egw_cli_fail("show pppoe: sessions [detail] or stats");
+		egw_cli_fail("show pppoe: sessions [detail], stats or filters");
 		return;
 	}
 	snprintf(line, sizeof(line), "%s", res->rest);
 	if (split(line, &a) < 0 || a.n == 0 || a.n > 2 ||
 	    (a.n == 2 && (strcmp(a.w[0], "sessions") != 0 || strcmp(a.w[1], "detail") != 0)) ||
-	    (strcmp(a.w[0], "sessions") != 0 && strcmp(a.w[0], "stats") != 0)) {
-		egw_cli_fail("show pppoe: '%s': sessions [detail] or stats", res->rest);
+	    (strcmp(a.w[0], "sessions") != 0 && strcmp(a.w[0], "stats") != 0 &&
+	     strcmp(a.w[0], "filters") != 0)) {
+		egw_cli_fail("show pppoe: '%s': sessions [detail], stats or filters", res->rest);
 		return;
 	}
 	rte_spinlock_lock(&egw.ctrl_lock);
@@ -749,6 +863,8 @@ cmd_show_pppoe(void *pr, struct cmdline *cl __rte_unused, void *data)
 		egw_cli_fail("show pppoe: PPPoE not available");
 	else if (strcmp(a.w[0], "sessions") == 0)
 		show_sessions(a.n == 2);
+	else if (strcmp(a.w[0], "filters") == 0)
+		show_filters();
 	else
 		show_stats();
 	rte_spinlock_unlock(&egw.ctrl_lock);
@@ -766,8 +882,8 @@ static cmdline_parse_token_string_t t_rest =
 
 cmdline_parse_inst_t egw_cli_pppoe = {
 	.f = cmd_pppoe,
-	.help_str = "pppoe ac-name|service-name|pool|dns|limit|mru|mss-clamp|keepalive|session "
-		    "...: PPPoE access concentrator (help pppoe)",
+	.help_str = "pppoe ac-name|service-name|pool|dns|limit|mru|mss-clamp|keepalive|filter|"
+		    "idle-timeout|session ...: PPPoE access concentrator (help pppoe)",
 	.tokens = {(void *)&t_pppoe0, (void *)&t_rest, NULL},
 };
 
@@ -780,13 +896,13 @@ cmdline_parse_inst_t egw_cli_ppp = {
 
 cmdline_parse_inst_t egw_cli_show_pppoe = {
 	.f = cmd_show_pppoe,
-	.help_str = "show pppoe sessions [detail]|stats",
+	.help_str = "show pppoe sessions [detail]|stats|filters",
 	.tokens = {(void *)&t_show0, (void *)&t_pppoe1, NULL},
 };
 
 cmdline_parse_inst_t egw_cli_show_pppoe_what = {
 	.f = cmd_show_pppoe,
 	.data = (void *)1,
-	.help_str = "show pppoe sessions [detail]|stats",
+	.help_str = "show pppoe sessions [detail]|stats|filters",
 	.tokens = {(void *)&t_show0, (void *)&t_pppoe1, (void *)&t_rest, NULL},
 };

@@ -383,6 +383,20 @@ egw_fwd_start(char *err, size_t errlen)
 		if (rc < 0)
 			return rc;
 	}
+	/* PPPoE and routing configured under an engine that runs neither: say
+	 * so (a command file without 'set fwd gateway' answers nothing) */
+	if (egw.engine != &egw_fwd_gateway) {
+		uint16_t pid;
+		bool access = false;
+
+		RTE_ETH_FOREACH_DEV (pid)
+			access |= egw.ports[pid].used && egw.ports[pid].role == EGW_ROLE_ACCESS;
+		if (access)
+			fprintf(stderr,
+				"warning: a port has role access, but the '%s' engine neither "
+				"terminates PPPoE nor routes: 'set fwd gateway' does\n",
+				egw.engine->name);
+	}
 	egw.fwd_start_tsc = rte_get_tsc_cycles();
 	/* pairs with the acquire loads in worker_main() */
 	__atomic_store_n(&egw.fwd_running, 1, __ATOMIC_RELEASE);

@@ -207,6 +207,7 @@ egw_pppoe_config_get(struct egw_pppoe_config *cfg)
 	cfg->guard.padr_rate = c->padr_rate;
 	cfg->guard.padr_rate_mac = c->padr_rate_mac;
 	cfg->guard.auth_hold_s = c->auth_hold_s;
+	cfg->idle_timeout_s = pppoe_policy_idle_s();
 	cfg->mru = c->mru;
 	cfg->mss_mode = c->mss_mode;
 	cfg->mss_value = c->mss_value;

@@ -178,6 +178,7 @@ egw_pppoe_fini(void)
 	pppoe_disc_fini();
 	pppoe_pool_fini();
 	ppp_users_fini();
+	pppoe_policy_fini();
 	memset(&pppoe_g, 0, sizeof(pppoe_g));
 	memset(pppoe_cnt, 0, sizeof(pppoe_cnt));
 }
@@ -208,6 +209,7 @@ egw_pppoe_service(void)
 	rte_timer_manage();
 	work += pppoe_disc_service(rte_rdtsc());
 	work += pppoe_sess_service();
+	work += pppoe_policy_service(rte_rdtsc());
 	return work;
 }
 

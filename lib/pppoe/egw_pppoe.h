@@ -183,6 +183,38 @@ struct egw_pppoe_guard {
 /** Set the whole guard; -EINVAL (nothing changed) if a value is out of range. */
 int egw_pppoe_set_guard(const struct egw_pppoe_guard *g);
 
+/** Pass and active filters (pppd's pass-filter and active-filter). */
+enum egw_pppoe_filter_kind {
+	EGW_PPPOE_FILTER_PASS = 0, /**< frames of a bound session it does not match are dropped */
+	EGW_PPPOE_FILTER_ACTIVE,   /**< frames it matches reset the idle timer */
+	EGW_PPPOE_FILTER_MAX,
+};
+
+/**
+ * Set a filter: a pcap-filter(7) expression (libpcap, DLT_EN10MB) run on
+ * each IPv4/IPv6 frame of a bound session as an Ethernet II frame (upstream
+ * after decapsulation, downstream before encapsulation), JIT-compiled with
+ * rte_bpf. user NULL: the default, otherwise that user's (sessions of the
+ * user run it instead of the default; at most 64 users). expr NULL removes
+ * it. Bound sessions change over atomically (a frame runs the old program
+ * or the new one); the old one is freed after an RCU grace period.
+ *
+ * @return 0; -EINVAL (the expression does not compile: libpcap's text in
+ *   err), -E2BIG, -ENOTSUP, -ENOMEM, -ENOSPC. On error nothing changed.
+ */
+int egw_pppoe_set_filter(enum egw_pppoe_filter_kind kind, const char *user, const char *expr,
+			 char *err, size_t errlen);
+/** Call fn for each filter set: user NULL for the defaults. */
+void egw_pppoe_filters_walk(void (*fn)(const char *user, enum egw_pppoe_filter_kind kind,
+				       const char *expr, bool jit, void *arg),
+			    void *arg);
+/**
+ * Close bound sessions that passed no frame matching their active filter
+ * (any frame without one) for s seconds (0: off, the default; at most a
+ * week). Checked once a second. -EINVAL.
+ */
+int egw_pppoe_set_idle_timeout(unsigned int s);
+
 /** MRU we ask for in LCP (576..EGW_PPPOE_MRU_MAX). */
 int egw_pppoe_set_mru(uint16_t mru);
 
@@ -221,6 +253,7 @@ struct egw_pppoe_config {
 	rte_be32_t dns[2];
 	unsigned int max_sessions, max_per_mac;
 	struct egw_pppoe_guard guard;
+	unsigned int idle_timeout_s;
 	uint16_t mru;
 	enum egw_pppoe_mss_mode mss_mode;
 	uint16_t mss_value;

@@ -29,6 +29,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "pppoe_filter.h"
 #include "pppoe_private.h"
 
 /* Session slots and counters are prefetched this many frames ahead. */
@@ -79,6 +80,7 @@ struct egw_pppoe_ctx {
 	struct rte_mempool *pool;
 	struct pppoe_sess_cnt *sess;
 	uint64_t tsc_hz;
+	uint64_t now;        /* TSC at the start of the burst, while filters are set */
 	uint32_t hold_ticks; /* HOLD_MS on the coarse clock */
 	/* per session id: when (coarse clock; 0: never) the peer's
 	 * Configure-Ack of IPCP [0] and IPv6CP [1] passed here, and how many
@@ -89,6 +91,9 @@ struct egw_pppoe_ctx {
 		uint32_t stays; /* hold_release() pass in which one of its frames stayed */
 	} * hs;
 	uint32_t pass; /* hold_release() passes */
+	/* per session id: TSC of the last burst in which it passed a frame its
+	 * active filter matched (idle timeout; read by the control path) */
+	uint64_t *active;
 	/* written by the owning lcore */
 	uint64_t icmp_tsc __rte_cache_aligned;
 	uint32_t icmp_tokens;
@@ -162,9 +167,12 @@ egw_pppoe_ctx_create(unsigned int idx, struct rte_mempool *pool)
 				     RTE_CACHE_LINE_SIZE, pool->socket_id);
 	c->hs = rte_zmalloc_socket("egw_pppoe_ctx_hold", (c->nb_sess + 1) * sizeof(c->hs[0]),
 				   RTE_CACHE_LINE_SIZE, pool->socket_id);
-	if (c->sess == NULL || c->hs == NULL) {
+	c->active = rte_zmalloc_socket("egw_pppoe_ctx_active", (c->nb_sess + 1) * sizeof(uint64_t),
+				       RTE_CACHE_LINE_SIZE, pool->socket_id);
+	if (c->sess == NULL || c->hs == NULL || c->active == NULL) {
 		rte_free(c->sess);
 		rte_free(c->hs);
+		rte_free(c->active);
 		rte_free(c);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -197,7 +205,47 @@ egw_pppoe_ctx_free(struct egw_pppoe_ctx *c)
 		rte_pktmbuf_free(c->hold[--c->n_hold].m);
 	rte_free(c->sess);
 	rte_free(c->hs);
+	rte_free(c->active);
 	rte_free(c);
+}
+
+uint64_t
+pppoe_fast_sess_active(uint16_t sid)
+{
+	uint64_t last = 0;
+	unsigned int i;
+
+	for (i = 0; i < EGW_PPPOE_MAX_CTX; i++) {
+		/* pairs with the release store in egw_pppoe_ctx_create() */
+		const struct egw_pppoe_ctx *c = __atomic_load_n(&ctxs[i], __ATOMIC_ACQUIRE);
+
+		if (c != NULL && sid <= c->nb_sess)
+			last = RTE_MAX(last, __atomic_load_n(&c->active[sid], __ATOMIC_RELAXED));
+	}
+	return last;
+}
+
+/*
+ * The session's pass filter on frame m (Ethernet II + IP, l2_len 14), and
+ * its active filter for the idle timeout; only while pppoe_dp.filters is
+ * set. false: drop (not passed).
+ */
+static __rte_noinline bool
+policy_check(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *fp, struct rte_mbuf *m,
+	     uint32_t filters)
+{
+	/* Pair with the release stores in policy.c: the program is complete
+	 * before its pointer is seen. */
+	const struct pppoe_filter *pass =
+		__atomic_load_n(&fp->filt[EGW_PPPOE_FILTER_PASS], __ATOMIC_ACQUIRE);
+	const struct pppoe_filter *act =
+		__atomic_load_n(&fp->filt[EGW_PPPOE_FILTER_ACTIVE], __ATOMIC_ACQUIRE);
+
+	if (!pppoe_filter_match(pass, m))
+		return false;
+	if ((filters & 2) != 0 && pppoe_filter_match(act, m))
+		__atomic_store_n(&c->active[fp->sid], c->now, __ATOMIC_RELAXED);
+	return true;
 }
 
 void
@@ -504,6 +552,7 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 	enum egw_pppoe_drop why;
 	uint16_t port = m->port, proto, sid, etype, mss;
 	uint8_t *d, *h, macs[2 * RTE_ETHER_ADDR_LEN], ncp;
+	uint32_t filters;
 	bool v6, seg;
 
 	if (unlikely(meta->cls != EGW_ETH_CLS_PPPOE_SESS || m->pkt_len < l2 + PPPOE_HDR_LEN)) {
@@ -659,6 +708,12 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 	meta->reserved = 0;
 	meta->proto = rte_cpu_to_be_16(etype);
 
+	/* the pass filter judges the frame as it leaves, an Ethernet II frame */
+	filters = __atomic_load_n(&pppoe_dp.filters, __ATOMIC_ACQUIRE);
+	if (unlikely(filters != 0) && !policy_check(c, fp, m, filters)) {
+		why = EGW_PPPOE_DROP_FILTERED;
+		goto out_drop;
+	}
 	if (mss != 0)
 		mss_clamp(m, RTE_ETHER_HDR_LEN, ip_len, v6, mss);
 
@@ -808,6 +863,8 @@ egw_pppoe_decap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t
 	enum decap_verdict v;
 
 	n = burst_room(c, pkts, n, RTE_MAX(res->n_out, res->n_ctrl), res);
+	if (unlikely(__atomic_load_n(&pppoe_dp.filters, __ATOMIC_RELAXED) & 2))
+		c->now = rte_rdtsc(); /* the idle timeout's clock */
 	/* what waited for the handoff goes before this burst's frames */
 	if (unlikely(c->n_hold != 0) && n != 0) {
 		uint16_t used = RTE_MAX(res->n_out, res->n_ctrl) + n;
@@ -1070,7 +1127,7 @@ static inline void
 encap_frame(struct egw_pppoe_ctx *c, struct rte_mbuf *m, const struct pppoe_sess_fp *fp,
 	    const void *key, bool v6, struct egw_pppoe_res *res)
 {
-	uint32_t l2 = m->l2_len, ip_len, need, state;
+	uint32_t l2 = m->l2_len, ip_len, need, state, filters;
 	struct egw_eth_meta *meta;
 	struct pppoe_sess_cnt *sc;
 	uint16_t mru, mss, hl;
@@ -1107,6 +1164,27 @@ encap_frame(struct egw_pppoe_ctx *c, struct rte_mbuf *m, const struct pppoe_sess
 		return;
 	}
 	trim_to(m, l2 + ip_len);
+	filters = __atomic_load_n(&pppoe_dp.filters, __ATOMIC_ACQUIRE);
+	if (unlikely(filters != 0)) {
+		/* the filter sees an Ethernet II frame: tags of the ingress
+		 * port go now (the header is replaced below anyway) */
+		if (l2 != RTE_ETHER_HDR_LEN) {
+			uint8_t macs[2 * RTE_ETHER_ADDR_LEN];
+
+			d = rte_pktmbuf_mtod(m, uint8_t *);
+			memcpy(macs, d, sizeof(macs));
+			d = (uint8_t *)rte_pktmbuf_adj(m, (uint16_t)(l2 - RTE_ETHER_HDR_LEN));
+			memcpy(d, macs, sizeof(macs));
+			st16(d + 2 * RTE_ETHER_ADDR_LEN,
+			     v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
+			l2 = RTE_ETHER_HDR_LEN;
+			m->l2_len = RTE_ETHER_HDR_LEN;
+		}
+		if (!policy_check(c, fp, m, filters)) {
+			drop(c, res, m, EGW_PPPOE_DROP_FILTERED);
+			return;
+		}
+	}
 	mss = __atomic_load_n(v6 ? &fp->mss6 : &fp->mss4, __ATOMIC_RELAXED);
 	if (mss != 0)
 		mss_clamp(m, l2, ip_len, v6, mss);
@@ -1168,6 +1246,8 @@ egw_pppoe_encap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t
 	uint16_t done, k, i, n4, n6;
 
 	n = burst_room(c, pkts, n, RTE_MAX(res->n_out, res->n_pass), res);
+	if (unlikely(__atomic_load_n(&pppoe_dp.filters, __ATOMIC_RELAXED) & 2))
+		c->now = rte_rdtsc(); /* the idle timeout's clock */
 	/* rte_hash takes at most RTE_HASH_LOOKUP_BULK_MAX keys a call */
 	for (done = 0; done < n; done += k) {
 		k = (uint16_t)RTE_MIN(n - done, RTE_HASH_LOOKUP_BULK_MAX);

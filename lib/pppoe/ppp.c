@@ -307,6 +307,12 @@ ppp_sess_free(struct pppoe_sess *s)
 	s->ppp = NULL;
 }
 
+const char *
+ppp_sess_user(const struct pppoe_sess *s)
+{
+	return s->ppp != NULL ? s->ppp->user : "";
+}
+
 void
 ppp_sess_info(const struct pppoe_sess *s, struct egw_pppoe_session_info *info)
 {

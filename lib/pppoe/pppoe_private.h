@@ -176,6 +176,9 @@ struct pppoe_sess_fp {
 	uint8_t ip6_prefix[8];           /**< the session's /64; zero if none */
 	uint8_t hdr[PPPOE_HDR_TMPL_MAX]; /**< downstream header template, PPPoE length 0 */
 	uint32_t ctx_unused;
+	/** pass and active filters (policy.c; NULL: none), read while
+	 *  pppoe_dp.filters is non-zero */
+	struct pppoe_filter *filt[EGW_PPPOE_FILTER_MAX];
 } __rte_cache_aligned;
 
 /*
@@ -193,6 +196,7 @@ struct pppoe_sess {
 	enum egw_pppoe_sess_state state; /**< control's copy of fp->state */
 	enum egw_pppoe_cause cause;
 	uint64_t start_tsc;
+	uint64_t bound_tsc; /**< when the first NCP opened (idle timeout) */
 	uint64_t ctrl_rx, ctrl_tx;
 	char service[EGW_PPPOE_NAME_MAX + 1];
 	struct ppp_sess *ppp; /**< ppp.c's state; NULL once freed */
@@ -291,6 +295,8 @@ struct pppoe_dp {
 	struct pppoe_sess_fp *fp_tab;     /**< the fast-path array, index = sid */
 	struct rte_hash *route4, *route6; /**< downstream routes: /32 and /64 -> fp */
 	uint32_t bound; /**< bound sessions (the data path skips work while zero) */
+	/** bit 0: a filter is set (policy.c), bit 1: the idle timeout is on */
+	uint32_t filters;
 } __rte_cache_aligned;
 
 extern struct pppoe_dp pppoe_dp;
@@ -407,6 +413,21 @@ void ppp_sess_stop(struct pppoe_sess *s);
 void ppp_sess_free(struct pppoe_sess *s);
 /** Fill the PPP part of a session's info (FSM state names, user, IPv6 iid, echo misses). */
 void ppp_sess_info(const struct pppoe_sess *s, struct egw_pppoe_session_info *info);
+
+/** The user a session authenticated as ("" if none). */
+const char *ppp_sess_user(const struct pppoe_sess *s);
+
+/* ---------------- policy (policy.c) ---------------- */
+
+struct pppoe_filter;
+/** A session binds: its filters into its fast-path slot (before the state). */
+void pppoe_policy_attach(struct pppoe_sess *s);
+/** Idle sessions closed, once a second; returns how many. */
+unsigned int pppoe_policy_service(uint64_t now_tsc);
+void pppoe_policy_fini(void);
+unsigned int pppoe_policy_idle_s(void);
+/** When a session last passed an active frame (fast.c: the latest over the contexts, TSC). */
+uint64_t pppoe_fast_sess_active(uint16_t sid);
 
 /** Subscriber table (auth.c). */
 void ppp_users_fini(void);

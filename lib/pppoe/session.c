@@ -483,6 +483,9 @@ pppoe_sess_bind(struct pppoe_sess *s, unsigned int ncp)
 	 * encap_burst): the address is visible before the bit. */
 	__atomic_store_n(&fp->ncp, (uint8_t)(fp->ncp | ncp), __ATOMIC_RELEASE);
 	if (s->state == EGW_PPPOE_S_NEGOTIATING) {
+		/* its filters, published with the state */
+		pppoe_policy_attach(s);
+		s->bound_tsc = rte_rdtsc();
 		state_set(s, EGW_PPPOE_S_BOUND);
 		cnt_inc(PPPOE_CNT_SESS_BOUND);
 		/* a login that worked ends the MAC's hold after failures */

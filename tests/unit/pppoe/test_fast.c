@@ -1534,6 +1534,77 @@ test_walk(void)
 }
 
 static void
+count_filter(const char *user, enum egw_pppoe_filter_kind kind, const char *expr, bool jit,
+	     void *arg)
+{
+	unsigned int *n = arg;
+
+	RTE_SET_USED(user);
+	RTE_SET_USED(kind);
+	RTE_SET_USED(expr);
+	RTE_SET_USED(jit);
+	(*n)++;
+}
+
+/* Pass filter in both directions, a refused expression, the active clock. */
+static void
+test_policy(void)
+{
+	char err[256];
+	uint16_t il, fl;
+	unsigned int n = 0;
+
+	/* every test frame is UDP to port 53 */
+	CHECK(egw_pppoe_set_filter(EGW_PPPOE_FILTER_PASS, NULL, "udp port 53", err, sizeof(err)) ==
+		      0,
+	      "pass filter: %s", err);
+	il = ip4_udp(ipb, IP_A, IP_SERVER, 10);
+	fl = pppoe_build(fr, &mac_a, 0, &untagged, 0x11, 0, sid_a, -1, PPP_IP, 2, ipb, il, 0);
+	decap1(mk1(fr, fl, 0));
+	CHECK(res.n_out == 1, "upstream DNS passes 'udp port 53'");
+	fl = down4(fr, IP_A, 10, 0);
+	encap1(mk1(fr, fl, 1));
+	CHECK(res.n_out == 1, "downstream DNS passes 'udp port 53'");
+	CHECK(egw_pppoe_set_filter(EGW_PPPOE_FILTER_PASS, NULL, "not udp port 53", err,
+				   sizeof(err)) == 0,
+	      "pass filter replaced");
+	fl = pppoe_build(fr, &mac_a, 0, &untagged, 0x11, 0, sid_a, -1, PPP_IP, 2, ipb, il, 0);
+	decap1(mk1(fr, fl, 0));
+	CHECK(res.n_out == 0 && res.drop[EGW_PPPOE_DROP_FILTERED] == 1,
+	      "upstream DNS dropped by 'not udp port 53'");
+	fl = down4(fr, IP_A, 10, 0);
+	encap1(mk1(fr, fl, 1));
+	CHECK(res.n_out == 0 && res.n_pass == 0 && res.drop[EGW_PPPOE_DROP_FILTERED] == 1,
+	      "downstream DNS dropped by 'not udp port 53'");
+	/* an expression that does not compile: an error, the old filter stays */
+	CHECK(egw_pppoe_set_filter(EGW_PPPOE_FILTER_PASS, NULL, "udp port", err, sizeof(err)) ==
+			      -EINVAL &&
+		      err[0] != '\0',
+	      "bad expression refused: %s", err);
+	fl = pppoe_build(fr, &mac_a, 0, &untagged, 0x11, 0, sid_a, -1, PPP_IP, 2, ipb, il, 0);
+	decap1(mk1(fr, fl, 0));
+	CHECK(res.drop[EGW_PPPOE_DROP_FILTERED] == 1, "the old filter still judges");
+	CHECK(egw_pppoe_set_filter(EGW_PPPOE_FILTER_PASS, "bob", "tcp", err, sizeof(err)) == 0,
+	      "a user's filter");
+	egw_pppoe_filters_walk(count_filter, &n);
+	CHECK(n == 2, "two filters listed: %u", n);
+	/* the idle clock: a frame the (absent) active filter matches */
+	CHECK(egw_pppoe_set_idle_timeout(3600) == 0, "idle timeout");
+	CHECK(egw_pppoe_set_filter(EGW_PPPOE_FILTER_PASS, NULL, NULL, err, sizeof(err)) == 0 &&
+		      egw_pppoe_set_filter(EGW_PPPOE_FILTER_PASS, "bob", NULL, err, sizeof(err)) ==
+			      0,
+	      "filters removed");
+	fl = pppoe_build(fr, &mac_a, 0, &untagged, 0x11, 0, sid_a, -1, PPP_IP, 2, ipb, il, 0);
+	decap1(mk1(fr, fl, 0));
+	CHECK(res.n_out == 1 && pppoe_fast_sess_active(sid_a) != 0,
+	      "no filter: passes, and counts as activity");
+	res_reset();
+	CHECK(egw_pppoe_set_idle_timeout(604801) == -EINVAL && egw_pppoe_set_idle_timeout(0) == 0,
+	      "idle timeout range");
+	rx_a += 2;
+}
+
+static void
 test_unbind(void)
 {
 	uint16_t il, fl;
@@ -1765,6 +1836,7 @@ main(int argc, char **argv)
 	test_rate_limit();
 	test_overflow();
 	test_walk();
+	test_policy();
 	test_unbind();
 	test_lifecycle();
 	res_reset();
