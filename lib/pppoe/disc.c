@@ -452,8 +452,11 @@ pppoe_disc_service(uint64_t now_tsc)
 static struct mac_slot *
 mac_slot(const struct rte_ether_addr *mac)
 {
-	return &guard.slot[rte_jhash(mac->addr_bytes, RTE_ETHER_ADDR_LEN, guard.seed) &
-			   (MAC_SLOTS - 1)];
+	uint8_t k[8] __rte_aligned(8) = {0};
+
+	/* aligned for rte_jhash's word loads (a session's MAC is not) */
+	memcpy(k, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	return &guard.slot[rte_jhash(k, RTE_ETHER_ADDR_LEN, guard.seed) & (MAC_SLOTS - 1)];
 }
 
 /* Token bucket as GCRA: rate per second, a burst of one second's worth.
@@ -663,20 +666,41 @@ pppoe_disc_send_padt(struct pppoe_sess *s, const char *error)
 
 /* ---- used cookies ------------------------------------------------------------ */
 
+/* (rte_jhash reads words: the tags lie anywhere in the frame, so hashed
+ * values are copied to aligned buffers first) */
 static uint64_t
 hu_hash(const struct pppoe_tags *t)
 {
-	uint32_t len = t->host_uniq != NULL ? t->host_uniq_len : 0;
+	uint32_t len = t->host_uniq != NULL ? RTE_MIN(t->host_uniq_len, (uint16_t)REPLY_MAX) : 0;
+	uint8_t buf[REPLY_MAX] __rte_aligned(8);
 
-	return (uint64_t)len << 32 | (len != 0 ? rte_jhash(t->host_uniq, len, guard.seed) : 0);
+	if (len == 0)
+		return 0;
+	memcpy(buf, t->host_uniq, len);
+	return (uint64_t)len << 32 | rte_jhash(buf, len, guard.seed);
+}
+
+/* The cookie, aligned for the hash. */
+struct cookie_key {
+	uint8_t b[COOKIE_LEN];
+} __rte_aligned(8);
+
+static struct cookie_key
+cookie_key(const uint8_t *cookie)
+{
+	struct cookie_key k;
+
+	memcpy(k.b, cookie, COOKIE_LEN);
+	return k;
 }
 
 /* What the cookie (checked valid) opened before, or NULL. */
 static struct cookie_use *
 cookie_used(const uint8_t *cookie)
 {
-	unsigned int e = cookie[0] & 1;
-	int32_t pos = rte_hash_lookup(ck_used[e], cookie);
+	struct cookie_key k = cookie_key(cookie);
+	unsigned int e = k.b[0] & 1;
+	int32_t pos = rte_hash_lookup(ck_used[e], k.b);
 
 	return pos >= 0 ? &ck_use_data[e][pos] : NULL;
 }
@@ -685,8 +709,9 @@ cookie_used(const uint8_t *cookie)
 static struct cookie_use *
 cookie_use(const uint8_t *cookie, const struct pppoe_tags *t, uint64_t now)
 {
-	unsigned int e = cookie[0] & 1;
-	int32_t pos = rte_hash_add_key(ck_used[e], cookie);
+	struct cookie_key k = cookie_key(cookie);
+	unsigned int e = k.b[0] & 1;
+	int32_t pos = rte_hash_add_key(ck_used[e], k.b);
 	struct cookie_use *u;
 
 	if (pos < 0)
@@ -701,7 +726,9 @@ cookie_use(const uint8_t *cookie, const struct pppoe_tags *t, uint64_t now)
 static void
 cookie_unuse(const uint8_t *cookie)
 {
-	rte_hash_del_key(ck_used[cookie[0] & 1], cookie);
+	struct cookie_key k = cookie_key(cookie);
+
+	rte_hash_del_key(ck_used[k.b[0] & 1], k.b);
 }
 
 /* A PADR with a used cookie: the session it repeats the PADR of (the same
