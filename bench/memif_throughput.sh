@@ -372,7 +372,7 @@ run_one() {
 	case $engine in
 	io) echo "set fwd io" >"$OUT/$tag.dp.cmd" ;;
 	xconnect)
-		printf '%s\n' "set fwd gateway xconnect" "port role 0 access" "port role 1 uplink" \
+		printf '%s\n' "set fwd gateway xconnect" "port role 0 lan" "port role 1 uplink" \
 			>"$OUT/$tag.dp.cmd"
 		;;
 	gateway)

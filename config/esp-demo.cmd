@@ -1,11 +1,11 @@
 # edgegw demo, ESP step (scripts/demo): the gateway engine with an IPsec
-# tunnel on the uplink. Port 0 (access) faces the subscribers, port 1
+# tunnel on the uplink. Port 0 (lan) faces the protected hosts, port 1
 # (uplink) the peer gateway 198.51.100.1.
 #
-#   access -> uplink: subscriber traffic to the servers (IPv4 and IPv6, from
+#   lan -> uplink: the hosts' traffic to the servers (IPv4 and IPv6, from
 #     config/demo.pcap) leaves as ESP, tunnel mode, AES-128-GCM, SPI 0x1000,
 #     outer 192.0.2.1 -> 198.51.100.1; other traffic passes in clear
-#   uplink -> access: ESP from the peer (SPI 0x2000, config/demo-esp-uplink.pcap)
+#   uplink -> lan: ESP from the peer (SPI 0x2000, config/demo-esp-uplink.pcap)
 #     is decrypted; replies from the servers that arrive in clear are dropped
 #     (esp_in_clear: the inbound policy says they must come through the SA)
 #
@@ -16,7 +16,7 @@
 # 4-byte salt, in hex: the ASCII of "demo-only-key-ou" (outbound) or
 # "demo-only-key-in" (inbound), then "salt".
 set fwd gateway xconnect
-port role 0 access
+port role 0 lan
 port role 1 uplink
 # outbound sequence numbers persist here, so that a restart never reuses a
 # sequence number (= GCM IV) under the same key; a relative path is taken

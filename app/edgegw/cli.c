@@ -116,7 +116,7 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	{"ports", "show port xstats <N>", "the driver's extended counters"},
 	{"ports", "clear port stats all|<N>",
 	 "restart the counts shown by the show commands (JSON and telemetry keep totals)"},
-	{"ports", "port role <N> access|uplink|none",
+	{"ports", "port role <N> access|uplink|lan|none",
 	 "set the role of a port for the gateway engine (forwarding must be stopped)"},
 	{"config", "show config", "engine, options, ports, lcores and their queues"},
 	{"rxtokens", "rxtokens region add <name> size <bytes>[K|M|G] [pagesize 2M|1G]",
@@ -412,10 +412,12 @@ cmd_port_role(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused
 		role = EGW_ROLE_ACCESS;
 	} else if (strcmp(r->w[3], "uplink") == 0) {
 		role = EGW_ROLE_UPLINK;
+	} else if (strcmp(r->w[3], "lan") == 0) {
+		role = EGW_ROLE_LAN;
 	} else if (strcmp(r->w[3], "none") == 0) {
 		role = EGW_ROLE_NONE;
 	} else {
-		egw_cli_fail("port role: unknown role '%s' (access, uplink or none)", r->w[3]);
+		egw_cli_fail("port role: unknown role '%s' (access, uplink, lan or none)", r->w[3]);
 		return;
 	}
 	if (__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED)) {
@@ -469,7 +471,7 @@ INST(i_set_fwd, cmd_set_fwd, NULL, "set fwd <engine>", (void *)&t_set, (void *)&
      (void *)&t_any2);
 INST(i_set_fwd_args, cmd_set_fwd, (void *)1, "set fwd <engine> <args>", (void *)&t_set,
      (void *)&t_fwd1, (void *)&t_any2, (void *)&t_rest);
-INST(i_port_role, cmd_port_role, NULL, "port role <N> access|uplink|none", (void *)&t_port0,
+INST(i_port_role, cmd_port_role, NULL, "port role <N> access|uplink|lan|none", (void *)&t_port0,
      (void *)&t_role1, (void *)&t_any2, (void *)&t_any3);
 
 extern cmdline_parse_inst_t egw_cli_rxtok;

@@ -762,12 +762,33 @@ show_session(const struct egw_pppoe_session_info *s, void *arg)
 	return 0;
 }
 
+/* A slice of sessions copied under the control lock, printed without it. */
+#define SHOW_SLICE 64
+struct show_slice {
+	unsigned int n;
+	struct egw_pppoe_session_info s[SHOW_SLICE];
+};
+
+static int
+slice_add(const struct egw_pppoe_session_info *s, void *arg)
+{
+	struct show_slice *sl = arg;
+
+	sl->s[sl->n++] = *s;
+	return sl->n == SHOW_SLICE;
+}
+
+/* Takes ctrl_lock itself, a slice at a time: printing 65,534 sessions to a
+ * slow terminal never holds the control path up for more than a slice. */
 static void
 show_sessions(bool detail)
 {
-	unsigned int count[4], total;
+	static struct show_slice sl;
+	unsigned int count[4], total, next = 1, i;
 
+	rte_spinlock_lock(&egw.ctrl_lock);
 	total = egw_pppoe_session_count(count);
+	rte_spinlock_unlock(&egw.ctrl_lock);
 	printf("  %u sessions (negotiating %u, bound %u, closing %u)\n", total,
 	       count[EGW_PPPOE_S_NEGOTIATING], count[EGW_PPPOE_S_BOUND],
 	       count[EGW_PPPOE_S_CLOSING]);
@@ -775,7 +796,16 @@ show_sessions(bool detail)
 		return;
 	printf("  %-5s %-4s %-9s %-17s %-11s %-16s %-15s %-24s %s\n", "id", "port", "vlan", "mac",
 	       "state", "user", "ipv4", "ipv6 prefix", "uptime");
-	egw_pppoe_session_walk(show_session, detail ? (void *)1 : NULL);
+	do {
+		sl.n = 0;
+		rte_spinlock_lock(&egw.ctrl_lock);
+		egw_pppoe_session_walk_from(next, slice_add, &sl);
+		rte_spinlock_unlock(&egw.ctrl_lock);
+		for (i = 0; i < sl.n; i++)
+			show_session(&sl.s[i], detail ? (void *)1 : NULL);
+		if (sl.n != 0)
+			next = sl.s[sl.n - 1].sid + 1u;
+	} while (sl.n == SHOW_SLICE);
 }
 
 static void
@@ -858,11 +888,13 @@ cmd_show_pppoe(void *pr, struct cmdline *cl __rte_unused, void *data)
 		egw_cli_fail("show pppoe: '%s': sessions [detail], stats or filters", res->rest);
 		return;
 	}
+	if (egw.pppoe && strcmp(a.w[0], "sessions") == 0) {
+		show_sessions(a.n == 2); /* locks slice by slice */
+		return;
+	}
 	rte_spinlock_lock(&egw.ctrl_lock);
 	if (!egw.pppoe)
 		egw_cli_fail("show pppoe: PPPoE not available");
-	else if (strcmp(a.w[0], "sessions") == 0)
-		show_sessions(a.n == 2);
 	else if (strcmp(a.w[0], "filters") == 0)
 		show_filters();
 	else

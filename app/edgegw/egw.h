@@ -95,6 +95,7 @@ enum egw_port_role {
 	EGW_ROLE_NONE = 0,
 	EGW_ROLE_ACCESS,
 	EGW_ROLE_UPLINK,
+	EGW_ROLE_LAN, /**< plain IP hosts (a LAN, IPoE): routed, and ESP's protected side */
 };
 
 const char *egw_role_name(enum egw_port_role r);
@@ -352,6 +353,8 @@ void egw_pppoe_stage_poll(struct egw_burst *b, bool flush);
  *  the rxtokens stage and the mbuf pools, before the ESP stage. */
 int egw_pppoe_stage_init(void);
 void egw_pppoe_stage_fini(void);
+/** Close every PPPoE session (PADTs) at exit, before the final counters. */
+void egw_pppoe_stage_shutdown(void);
 /** A port's role changes (forwarding stopped): an access port is declared
  *  to lib/pppoe. 0 or -errno with a message in err. */
 int egw_pppoe_stage_port_role(uint16_t port, enum egw_port_role role, char *err, size_t errlen);

@@ -5,9 +5,12 @@
  * are installed per class with egw_gateway_set_stage(); a new stage never
  * touches the others. Default stages:
  *   IPv4, IPv6         -> routed by lib/ip (stage_ip.c); with
- *                         `set fwd gateway xconnect`, forwarded unrouted to
- *                         the port of the other role (access <-> uplink),
- *                         else dropped as no_route
+ *                         `set fwd gateway xconnect`, forwarded unrouted:
+ *                         lan <-> uplink, a session's decapsulated frames
+ *                         from access to uplink; from the uplink with no
+ *                         lan port dropped as ip_no_session, else no_route.
+ *                         Plain IP on an access port: access_not_session,
+ *                         in either mode.
  *   PPPoE, ARP         -> control lcore (in arrival order)
  *   everything else    -> drop unhandled
  */
@@ -47,7 +50,12 @@ stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool v6)
 		return;
 	}
 	if (out == GW_NO_PORT) {
-		egw_out_drop_bulk(b, pkts, n, EGW_DROP_NO_ROUTE);
+		/* from the uplink, with no lan port: nothing else may reach the
+		 * subscribers (their sessions' frames were encapsulated before) */
+		egw_out_drop_bulk(b, pkts, n,
+				  egw.ports[b->port].role == EGW_ROLE_UPLINK
+					  ? EGW_DROP_IP_FIRST + EGW_IP_DROP_NO_SESSION
+					  : EGW_DROP_NO_ROUTE);
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -109,10 +117,11 @@ gw_rx(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	struct gw_worker *g = b->w->engine_priv;
 	uint16_t good, i, c;
 
-	/* routed, an access port carries PPPoE only: plain IP stops here,
-	 * before ESP, rxtokens or the route can see it (decapsulated session
-	 * frames enter the IP stages from the PPPoE stage, not from here) */
-	bool no_ip = !gw_xconnect && egw.ports[b->port].role == EGW_ROLE_ACCESS;
+	/* an access port carries PPPoE only, routed or not: plain IP stops
+	 * here, before ESP, rxtokens or the route can see it (decapsulated
+	 * session frames enter the IP stages from the PPPoE stage, not from
+	 * here) */
+	bool no_ip = egw.ports[b->port].role == EGW_ROLE_ACCESS;
 
 	good = egw_eth_classify_burst(&egw.ports[b->port].eth, pkts, n);
 	if (good < n)
@@ -159,28 +168,29 @@ gw_configure(const char *args, char *err, size_t errlen)
 static int
 gw_begin(char *err, size_t errlen)
 {
-	uint16_t pid, access = GW_NO_PORT, uplink = GW_NO_PORT, i;
+	uint16_t pid, lan = GW_NO_PORT, uplink = GW_NO_PORT, i;
 
 	RTE_ETH_FOREACH_DEV (pid) {
-		if (egw.ports[pid].role == EGW_ROLE_ACCESS && access == GW_NO_PORT)
-			access = pid;
+		if (egw.ports[pid].role == EGW_ROLE_LAN && lan == GW_NO_PORT)
+			lan = pid;
 		if (egw.ports[pid].role == EGW_ROLE_UPLINK && uplink == GW_NO_PORT)
 			uplink = pid;
 	}
+	/* xconnect: lan <-> uplink; what a session decapsulates on an access
+	 * port -> uplink; nothing to an access port but a session's frames
+	 * (stage_route) */
 	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
 		gw_egress[i] = GW_NO_PORT;
 		if (!egw.ports[i].used)
 			continue;
-		if (egw.ports[i].role == EGW_ROLE_ACCESS)
+		if (egw.ports[i].role == EGW_ROLE_ACCESS || egw.ports[i].role == EGW_ROLE_LAN)
 			gw_egress[i] = uplink;
 		else if (egw.ports[i].role == EGW_ROLE_UPLINK)
-			gw_egress[i] = access;
+			gw_egress[i] = lan;
 	}
-	if (gw_xconnect && (access == GW_NO_PORT || uplink == GW_NO_PORT))
-		fprintf(stderr,
-			"warning: gateway: no %s port: IP frames will be dropped as no_route (set "
-			"'port role <N> access|uplink')\n",
-			access == GW_NO_PORT ? "access" : "uplink");
+	if (gw_xconnect && uplink == GW_NO_PORT)
+		fprintf(stderr, "warning: gateway: no uplink port: IP frames will be dropped as "
+				"no_route (set 'port role <N> uplink')\n");
 	for (i = 0; i < egw.nb_workers; i++) {
 		struct egw_worker *w = egw.workers[i];
 

@@ -145,6 +145,9 @@ main(int argc, char **argv)
 out:
 	if (egw.launched) {
 		egw_app_stop();
+		/* sessions end (PADTs) before the counters are printed and
+		 * written, so the shutdown appears in them */
+		egw_pppoe_stage_shutdown();
 		egw_stats_print_final(stdout);
 		if (egw.opts.stats_json != NULL && egw_stats_json(egw.opts.stats_json) < 0)
 			exit_code = exit_code ? exit_code : 1;

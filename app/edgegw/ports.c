@@ -20,6 +20,7 @@ egw_role_name(enum egw_port_role r)
 	switch (r) {
 	case EGW_ROLE_ACCESS: return "access";
 	case EGW_ROLE_UPLINK: return "uplink";
+	case EGW_ROLE_LAN: return "lan";
 	default: return "none";
 	}
 }

@@ -221,7 +221,8 @@ stage_esp(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw_eth_
 		return;
 	}
 	switch (egw.ports[b->port].role) {
-	case EGW_ROLE_ACCESS: esp_outbound(b, b->w->esp, pkts, n, cls); break;
+	case EGW_ROLE_ACCESS:
+	case EGW_ROLE_LAN: esp_outbound(b, b->w->esp, pkts, n, cls); break;
 	case EGW_ROLE_UPLINK: esp_inbound(b, b->w->esp, pkts, n, cls); break;
 	default: next_stage[cls](b, pkts, n); break;
 	}

@@ -404,6 +404,15 @@ egw_pppoe_stage_init(void)
 }
 
 void
+egw_pppoe_stage_shutdown(void)
+{
+	rte_spinlock_lock(&egw.ctrl_lock);
+	if (egw.pppoe)
+		egw_pppoe_shutdown();
+	rte_spinlock_unlock(&egw.ctrl_lock);
+}
+
+void
 egw_pppoe_stage_fini(void)
 {
 	unsigned int i;

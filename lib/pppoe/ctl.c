@@ -142,20 +142,32 @@ fail:
 	return rc;
 }
 
+unsigned int
+egw_pppoe_shutdown(void)
+{
+	unsigned int sid, n = 0;
+
+	if (!pppoe_g.init)
+		return 0;
+	for (sid = 1; sid <= pppoe_g.table_size; sid++) {
+		struct pppoe_sess *s = pppoe_sess_get((uint16_t)sid);
+
+		if (s != NULL && s->state != EGW_PPPOE_S_CLOSING) {
+			pppoe_sess_close(s, EGW_PPPOE_CAUSE_SHUTDOWN, true);
+			n++;
+		}
+	}
+	return n;
+}
+
 void
 egw_pppoe_fini(void)
 {
 	uint64_t hz = rte_get_timer_hz(), start;
-	unsigned int sid;
 
 	if (!pppoe_g.init)
 		return;
-	for (sid = 1; sid <= pppoe_g.table_size; sid++) {
-		struct pppoe_sess *s = pppoe_sess_get((uint16_t)sid);
-
-		if (s != NULL && s->state != EGW_PPPOE_S_CLOSING)
-			pppoe_sess_close(s, EGW_PPPOE_CAUSE_SHUTDOWN, true);
-	}
+	egw_pppoe_shutdown();
 	/*
 	 * Wait for the grace periods: workers that are still readers report
 	 * quiescent within a loop; stopped workers are offline and do not hold

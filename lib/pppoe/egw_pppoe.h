@@ -111,6 +111,9 @@ int egw_pppoe_init(const struct egw_pppoe_params *p);
 
 /** Close every session (PADT sent), wait for a grace period, free everything. */
 void egw_pppoe_fini(void);
+/** Close every session now (cause shutdown, PADT sent), the library staying
+ *  up: counters then include the shutdown. Returns how many. */
+unsigned int egw_pppoe_shutdown(void);
 
 /**
  * Declare an access port: discovery frames are answered on it with its MAC;
@@ -326,6 +329,11 @@ struct egw_pppoe_session_info {
 
 /** Call fn for each session not free, in id order; stop early if fn returns non-zero. */
 int egw_pppoe_session_walk(int (*fn)(const struct egw_pppoe_session_info *s, void *arg), void *arg);
+/** The same from session id first on (a caller that walks in slices, the
+ *  control lock released in between). */
+int egw_pppoe_session_walk_from(unsigned int first,
+				int (*fn)(const struct egw_pppoe_session_info *s, void *arg),
+				void *arg);
 /** Number of sessions in each state; returns the total not free. */
 unsigned int egw_pppoe_session_count(unsigned int count[4]);
 

@@ -681,11 +681,18 @@ sess_info(const struct pppoe_sess *s, struct egw_pppoe_session_info *info)
 int
 egw_pppoe_session_walk(int (*fn)(const struct egw_pppoe_session_info *s, void *arg), void *arg)
 {
+	return egw_pppoe_session_walk_from(1, fn, arg);
+}
+
+int
+egw_pppoe_session_walk_from(unsigned int first,
+			    int (*fn)(const struct egw_pppoe_session_info *s, void *arg), void *arg)
+{
 	struct egw_pppoe_session_info info;
 	unsigned int sid;
 	int rc;
 
-	for (sid = 1; sid <= tab.size; sid++) {
+	for (sid = RTE_MAX(first, 1u); sid <= tab.size; sid++) {
 		if (tab.sess[sid].state == EGW_PPPOE_S_FREE)
 			continue;
 		sess_info(&tab.sess[sid], &info);

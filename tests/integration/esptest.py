@@ -354,7 +354,7 @@ def gateway_run(c, binary, name, tag, esp_lines, access_in, uplink_in, extra_cmd
     state = state_file or c.path(tag + ".state")
     cmd = c.path(tag + ".cmd")
     with open(cmd, "w") as f:
-        f.write("set fwd gateway xconnect\nport role 0 access\nport role 1 uplink\nshow config\n")
+        f.write("set fwd gateway xconnect\nport role 0 lan\nport role 1 uplink\nshow config\n")
         f.write("esp state-file %s\n" % state)
         for line in esp_lines:
             f.write(line + "\n")

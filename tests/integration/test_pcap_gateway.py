@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """pcap_gateway: the gateway engine on two net_pcap ports (0 access, 1 uplink).
 
-The access input is crafted so that the fate of every frame is known: IP
-unicast to port 0's MAC is forwarded to the uplink unchanged; unicast to
+The access input is crafted so that the fate of every frame is known: plain
+IP on the access port never leaves (only PPPoE sessions enter there), it
+drops as access_not_session, tagged or not; unicast to
 another MAC drops as otherhost; truncated frames and lying 802.3 lengths drop
 as bad_frame; LLC, raw 802.3, too many VLAN tags and unknown ethertypes drop
 as unhandled; PPPoE and ARP are queued to the control path (lib/pppoe and
@@ -54,10 +55,10 @@ def craft(mac0):
     eth_hdr = lambda dst, t: (bytes.fromhex(dst.replace(":", "")) +
                               bytes.fromhex(PEER.replace(":", "")) + t.to_bytes(2, "big"))
     f = [
-        (ip4(1), "fwd"),
+        (ip4(1), "access_not_session"),
         (Ether(src=PEER, dst=BCAST) / PPPoED(code=0x09) / Raw(bytes.fromhex("01010000")),
          "ctrl:pppoe-discovery"),
-        (ip6(1), "fwd"),
+        (ip6(1), "access_not_session"),
         (Ether(src=PEER, dst=OTHER) / IP(dst="192.0.2.9") / UDP() / Raw(b"other"), "otherhost"),
         (bytes(range(10)), "bad_frame"),                      # 10 bytes: no Ethernet header
         (Ether(src=PEER, dst=BCAST) / ARP(op=1, hwsrc=PEER, psrc="10.0.0.1", pdst="10.0.0.254"),
@@ -66,17 +67,17 @@ def craft(mac0):
         (eth_hdr(mac0, 100) + b"\x42\x42\x03" + b"\x00" * 17, "bad_frame"),
         (Dot3(src=PEER, dst=mac0) / LLC(dsap=0x42, ssap=0x42, ctrl=3) / Raw(b"\x00" * 35),
          "unhandled"),
-        (ip4(2), "fwd"),
+        (ip4(2), "access_not_session"),
         (Ether(src=PEER, dst=mac0, type=0x88b5) / Raw(b"local experimental ethertype"),
          "unhandled"),
         (Ether(src=PEER, dst=OTHER) / ARP(op=2, hwsrc=PEER, psrc="10.0.0.1", pdst="10.0.0.2"),
          "otherhost"),
         (Ether(src=PEER, dst=mac0) / Dot1Q(vlan=7) / IP(src="10.7.0.1", dst="192.0.2.7") /
-         UDP(sport=7, dport=7) / Raw(b"tagged"), "fwd"),
+         UDP(sport=7, dport=7) / Raw(b"tagged"), "access_not_session"),
         (eth_hdr(mac0, 0x8100) + b"\x00", "bad_frame"),         # VLAN tag cut short
         (Dot3(src=PEER, dst="01:80:c2:00:00:00") / LLC(dsap=0x42, ssap=0x42, ctrl=3) /
          Raw(b"\x00" * 35), "unhandled"),                        # STP: LLC to a group address
-        (ip6(2), "fwd"),
+        (ip6(2), "access_not_session"),
         # port 0 is a PPPoE access port: a session frame of no session
         (Ether(src=PEER, dst=mac0) / PPPoE(sessionid=0x11) / PPP(proto=0x0021) /
          IP(src="100.64.0.2", dst="192.0.2.1") / UDP() / Raw(b"sess"), "pppoe_unknown_session"),
@@ -88,11 +89,11 @@ def craft(mac0):
          "ctrl:pppoe-discovery"),
         (Ether(src=PEER, dst=OTHER) / PPPoE(sessionid=0x12) / PPP(proto=0x0021) / IP() /
          Raw(b"x"), "otherhost"),
-        (ip4(3), "fwd"),
+        (ip4(3), "access_not_session"),
         (Ether(src=PEER, dst=BCAST) / ARP(op=1, hwsrc=PEER, psrc="10.0.0.3", pdst="10.0.0.254"),
          "ctrl:arp"),
         (Ether(src=PEER, dst=mac0) / IPv6(src="2001:db8::3", dst="2001:db8:1::1") /
-         UDP(sport=3, dport=3) / Raw(b"x" * 1400), "fwd"),
+         UDP(sport=3, dport=3) / Raw(b"x" * 1400), "access_not_session"),
     ]
     return [(bytes(p), fate) for p, fate in f]
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """rxtokens: zero-copy delivery to consumers, edgegw on two net_pcap ports.
 
-Port 0 (access) is bound to a hugepage region; port 1 (uplink) is not. The
+Port 0 (lan) is bound to a hugepage region; port 1 (uplink) is not. The
 payloads are in egw-rxtok-consumer's test format ("EGWP", seq, length,
 CRC32, byte i = (seq + i) & 0xff), 16..8000 bytes (up to three 4 KiB
 pages), crafted with scapy over UDP/IPv4 and UDP/IPv6.
@@ -79,7 +79,7 @@ def pcap_ports(c, tag, in0, in1):
 
 
 def setup_lines():
-    return ["set fwd gateway xconnect", "port role 0 access", "port role 1 uplink",
+    return ["set fwd gateway xconnect", "port role 0 lan", "port role 1 uplink",
             "rxtokens region add r0 size %s" % REGION, "rxtokens bind r0 port 0 queue all"]
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """telemetry: edgegw's endpoints on the DPDK telemetry socket.
 
-edgegw runs the gateway engine on two net_pcap ports (0 access, 1 uplink)
+edgegw runs the gateway engine on two net_pcap ports (0 lan, 1 uplink)
 with a file prefix of its own and without --in-memory, so EAL opens
 /var/run/dpdk/<prefix>/dpdk_telemetry.v2. The inputs are chosen so that every
 counter has a known, mostly non-zero value without knowing the port MACs:
@@ -79,7 +79,7 @@ def main():
     print("  inputs: %s" % {pid: dict(MIX[pid], total=total[pid]) for pid in MIX})
     cmd = c.path("tel.cmd")
     with open(cmd, "w") as f:
-        f.write("set fwd gateway xconnect\nport role 0 access\nport role 1 uplink\n")
+        f.write("set fwd gateway xconnect\nport role 0 lan\nport role 1 uplink\n")
     js = c.path("s.json")
     sock = os.path.join(runtime_dir(), "dpdk_telemetry.v2")
     vdevs = []
@@ -119,7 +119,7 @@ def main():
         for pid in MIX:
             p, mix = st.get("port%d" % pid, {}), MIX[pid]
             c.eq(p.get("name"), "net_pcap%d" % pid, "port%d name" % pid)
-            c.eq(p.get("role"), ("access", "uplink")[pid], "port%d role" % pid)
+            c.eq(p.get("role"), ("lan", "uplink")[pid], "port%d role" % pid)
             c.eq(p.get("rx"), total[pid], "port%d rx" % pid)
             c.eq(p.get("tx"), mix["ip"], "port%d tx (IP forwarded to the other role)" % pid)
             c.eq(p.get("queued"), mix["queued"], "port%d queued (ARP to control)" % pid)
@@ -159,7 +159,7 @@ def main():
         c.eq(cfg.get("running"), 1, "config running")
         c.eq(cfg.get("workers"), 1, "config workers (EAL -l 0,1)")
         c.eq(cfg.get("burst"), 32, "config burst (default)")
-        c.eq(cfg.get("port0_role"), "access", "config port0_role")
+        c.eq(cfg.get("port0_role"), "lan", "config port0_role")
         c.eq(cfg.get("port1_role"), "uplink", "config port1_role")
         esp = tel.query("/edgegw/esp").get("/edgegw/esp") or {}
         print("  /edgegw/esp: %s" % esp)
