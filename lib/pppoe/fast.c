@@ -531,6 +531,32 @@ ncp_ack_note(struct egw_pppoe_ctx *c, struct rte_mbuf *m, uint32_t off, uint16_t
 	}
 }
 
+/* The session's address (ip4) or /64 equals a (4 or 8 bytes). The control
+ * path may rewrite them while a session is bound (an NCP went down and up):
+ * atomic loads, relaxed (the NCP bit's acquire load ordered them). */
+static inline bool
+addr_is_session(const struct pppoe_sess_fp *fp, const void *a, bool v6)
+{
+	if (v6) {
+		uint64_t x;
+
+		memcpy(&x, a, sizeof(x));
+		return x == __atomic_load_n(&fp->ip6_prefix64, __ATOMIC_RELAXED);
+	} else {
+		rte_be32_t x;
+
+		memcpy(&x, a, sizeof(x));
+		return x == __atomic_load_n(&fp->ip4, __ATOMIC_RELAXED);
+	}
+}
+
+/* The source of the IP header at ip is the session's address or in its /64. */
+static inline bool
+src_is_session(const struct pppoe_sess_fp *fp, const uint8_t *ip, bool v6)
+{
+	return addr_is_session(fp, ip + (v6 ? 8 : 12), v6);
+}
+
 /* Where decap_frame() sends a frame (the caller appends it: the counts stay
  * in registers instead of being reloaded after every store to an mbuf). */
 enum decap_verdict {
@@ -677,8 +703,7 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 	 * IPv4 address or from inside its own /64, nothing else is forwarded
 	 * (link-local sources neither: RFC 4291 2.5.6). The address was
 	 * written before the NCP bit loaded above with acquire. */
-	if (unlikely(v6 ? memcmp(d + off + 8, fp->ip6_prefix, 8) != 0
-			: memcmp(d + off + 12, &fp->ip4, 4) != 0)) {
+	if (unlikely(!src_is_session(fp, d + off, v6))) {
 		why = EGW_PPPOE_DROP_SPOOFED;
 		goto out_drop;
 	}
@@ -1144,7 +1169,7 @@ encap_frame(struct egw_pppoe_ctx *c, struct rte_mbuf *m, const struct pppoe_sess
 		goto pass;
 	/* The route may be a moment older than the session's address (an NCP
 	 * closed and opened again): only the address itself is sent on. */
-	if (v6 ? memcmp(fp->ip6_prefix, key, 8) != 0 : memcmp(&fp->ip4, key, 4) != 0)
+	if (!addr_is_session(fp, key, v6))
 		goto pass;
 
 	ip_len = ip_check(m, l2, m->pkt_len - l2, v6, &seg, true);

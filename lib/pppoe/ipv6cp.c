@@ -340,10 +340,10 @@ ppp_ipv6_rs_input(struct ppp_sess *ps, const uint8_t *p, uint16_t len)
 static void
 prefix_publish(struct pppoe_sess_fp *fp, const uint8_t prefix[8])
 {
-	unsigned int i;
+	uint64_t v;
 
-	for (i = 0; i < 8; i++)
-		__atomic_store_n(&fp->ip6_prefix[i], prefix[i], __ATOMIC_RELAXED);
+	memcpy(&v, prefix, sizeof(v));
+	__atomic_store_n(&fp->ip6_prefix64, v, __ATOMIC_RELAXED);
 }
 
 static void

@@ -172,8 +172,11 @@ struct pppoe_sess_fp {
 	uint16_t mss6;   /**< same for IPv6 */
 	uint8_t hdr_len; /**< bytes of hdr[] */
 	uint8_t reserved;
-	rte_be32_t ip4;                  /**< assigned address; 0 if none */
-	uint8_t ip6_prefix[8];           /**< the session's /64; zero if none */
+	rte_be32_t ip4; /**< assigned address; 0 if none */
+	union {
+		uint8_t ip6_prefix[8]; /**< the session's /64; zero if none */
+		uint64_t ip6_prefix64; /**< the same as one word: atomic loads and stores */
+	};
 	uint8_t hdr[PPPOE_HDR_TMPL_MAX]; /**< downstream header template, PPPoE length 0 */
 	uint32_t ctx_unused;
 	/** pass and active filters (policy.c; NULL: none), read while

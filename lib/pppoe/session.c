@@ -356,8 +356,12 @@ pppoe_sess_create(uint16_t port, const struct rte_ether_addr *mac, uint8_t n_vla
 	/* The slot is FREE: no data-path thread reads these fields until the
 	 * release store in state_set(). */
 	fp = s->fp;
-	memset(fp, 0, sizeof(*fp));
-	fp->state = EGW_PPPOE_S_FREE;
+	/* everything but the state, which a worker may load for a stray frame
+	 * of this id meanwhile: it is FREE and stays so until state_set() */
+	static_assert(offsetof(struct pppoe_sess_fp, state) == 0 &&
+			      sizeof(fp->state) == sizeof(uint32_t),
+		      "the state is the first word of a slot");
+	memset((uint8_t *)fp + sizeof(fp->state), 0, sizeof(*fp) - sizeof(fp->state));
 	fp->port = port;
 	fp->sid = (uint16_t)sid;
 	fp->mac = *mac;
