@@ -1604,6 +1604,38 @@ test_policy(void)
 	rx_a += 2;
 }
 
+/* IPv6 of a session whose IPv6CP opened without a /64; the idle timeout. */
+static void
+test_noprefix_idle(void)
+{
+	static const struct rte_ether_addr mac_i = {{0x02, 0, 0, 0, 0x1d, 0x1e}};
+	struct pppoe_sess *si = sess_new(0, &mac_i, &untagged);
+	uint8_t src6[16] = {0x20, 0x01, 0x0d, 0xb8, 0x77, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	uint16_t il, fl;
+
+	CHECK(si != NULL, "session I");
+	if (si == NULL)
+		return;
+	bind4(si, 0x0a0a0a0a);
+	pppoe_sess_ip6_noprefix(si, true);
+	il = ip6_udp(ipb, src6, server6, 10);
+	fl = pppoe_build(fr, &mac_i, 0, &untagged, 0x11, 0, si->sid, -1, PPP_IPV6, 2, ipb, il, 0);
+	decap1(mk1(fr, fl, 0));
+	CHECK(res.n_out == 0 && res.n_ctrl == 0 && res.drop[EGW_PPPOE_DROP_IPV6_NO_PREFIX] == 1 &&
+		      egw_pppoe_ctx_held(ctx) == 0,
+	      "IPv6 without a /64: dropped as pppoe_ipv6_no_prefix, not held, not to control");
+	res_reset();
+	pppoe_sess_ip6_noprefix(si, false);
+	/* idle for longer than the timeout: closed by the policy service */
+	CHECK(egw_pppoe_set_idle_timeout(1) == 0, "idle timeout 1 s");
+	CHECK(pppoe_policy_service(rte_rdtsc()) == 0 && si->state == EGW_PPPOE_S_BOUND,
+	      "not idle yet");
+	CHECK(pppoe_policy_service(rte_rdtsc() + 3 * rte_get_tsc_hz()) >= 1 &&
+		      si->state == EGW_PPPOE_S_CLOSING && si->cause == EGW_PPPOE_CAUSE_IDLE,
+	      "idle for 3 s: closed, cause idle_timeout");
+	CHECK(egw_pppoe_set_idle_timeout(0) == 0, "idle timeout off");
+}
+
 static void
 test_unbind(void)
 {
@@ -1839,6 +1871,7 @@ main(int argc, char **argv)
 	test_policy();
 	test_unbind();
 	test_lifecycle();
+	test_noprefix_idle();
 	res_reset();
 
 	/* the context's counters are what the results said, reason by reason */
