@@ -29,8 +29,8 @@
  * Configure-Ack of our IPCP (IPv6CP) request; that Ack may still be on its
  * way to the control path. So an IPv4 (IPv6) frame whose NCP is not open
  * but that arrives behind the peer's Configure-Ack of that NCP (seen by the
- * same context, within 1 s) is held by the context (at most 64 per context,
- * 16 per session, for 1 s). Once the control path opens the NCP and
+ * same context, within 1 s) is held by the context (at most 256 per context,
+ * 128 per session, for 1 s). Once the control path opens the NCP and
  * publishes it, the held frames of the session are decapsulated first, in
  * arrival order, then the new ones: no frame is lost or reordered across
  * the bind. Other frames of an NCP not open, and held ones whose NCP does

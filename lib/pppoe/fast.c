@@ -665,7 +665,10 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 		 * 4: data of a protocol not Opened). */
 		uint32_t t = c->hs[sid].acked[proto == PPP_IPV6];
 
+		/* the Ack seen here within the hold time, and the NCP still in
+		 * Ack-Sent (not a previous holder's of the id, not renegotiating) */
 		if (t != 0 &&
+		    (ncp & (proto == PPP_IPV6 ? PPPOE_NCP_IP6_ACKSENT : PPPOE_NCP_IP4_ACKSENT)) &&
 		    (uint32_t)((uint32_t)(rte_rdtsc() >> HOLD_CLOCK_SHIFT) - t) < c->hold_ticks)
 			return DECAP_HOLD;
 		why = EGW_PPPOE_DROP_NCP_NOT_OPEN;

@@ -213,7 +213,10 @@ ppp_fsm_event(struct ppp_fsm *f, enum ppp_event ev)
 	f->state = t->next;
 	/* an NCP in Ack-Sent: the peer may open, and send data, as soon as it
 	 * acks our request; the data path holds that data (fast.c, handoff) */
-	if (f->state != old && (f->ops->proto == PPP_IPCP || f->ops->proto == PPP_IPV6CP))
+	/* (kept through Opened: the bind, in this-layer-up below, takes over;
+	 * cleared when it leaves for any other state) */
+	if (f->state != old && (f->ops->proto == PPP_IPCP || f->ops->proto == PPP_IPV6CP) &&
+	    f->state != PPP_ST_OPENED)
 		pppoe_sess_ncp_acksent(ps->s,
 				       f->ops->proto == PPP_IPCP ? PPPOE_NCP_IP4 : PPPOE_NCP_IP6,
 				       f->state == PPP_ST_ACK_SENT);

@@ -153,7 +153,11 @@ pppoe_sess_table_init(unsigned int size, int socket)
 {
 	struct rte_hash_parameters mp = {
 		.name = "egw_pppoe_per_mac",
-		.entries = size + 8,
+		/* a cuckoo table refuses inserts near full: twice the keys it
+		 * may hold, and extendable buckets, so that a MAC is never
+		 * refused while ids are free */
+		.entries = 2 * size + 8,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 		.key_len = RTE_ETHER_ADDR_LEN,
 		.hash_func = mac_hash,
 		.socket_id = socket,
