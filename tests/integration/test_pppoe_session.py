@@ -605,6 +605,7 @@ class T:
         det = self.e.run("show pppoe sessions detail")
         c.check(all(cl.gua6() is None or str(ipaddress.IPv6Network(cl.ra_prefix()[0])) in det
                     for cl in live.values()), "show pppoe sessions detail shows each /64")
+        self.per_user_filter(a, b)
         # client PADT
         a.padt_send()
         c.check(egwtest.wait_for(lambda: a.sid not in self.sessions()[1], 5, 0.3),
@@ -630,6 +631,43 @@ class T:
         stats = pt.counters_from_text(self.e.run("show pppoe stats"))
         c.check(stats.get("closed_admin") == 3, "show pppoe stats: closed_admin 3",
                 str({k: v for k, v in stats.items() if k.startswith("closed")}))
+
+    def per_user_filter(self, a, b):
+        """A pass filter for bob only, set and removed while both are bound."""
+        from scapy.all import IP, UDP, Raw
+        c = self.c
+        out = self.e.run("pppoe filter pass user bob not udp port 7")
+        c.check("pass filter of bob set" in out, "pppoe filter pass user bob: set", out)
+        flt = self.e.run("show pppoe filters")
+        c.check("bob" in flt and "not udp port 7" in flt, "show pppoe filters lists bob's", flt)
+
+        def send_and_see():
+            mark = self.upl.port.mark()
+            for cl in (a, b):
+                for dport in (7, 8):
+                    cl.port.send(cl.ip_frame(bytes(IP(src=cl.ip4, dst=REMOTE4) /
+                                                   UDP(sport=5555, dport=dport) /
+                                                   Raw(b"filt"))))
+            time.sleep(0.5)
+            seen = {}
+            for cl in (a, b):
+                seen[cl.name] = sorted(IP(p)[UDP].dport for p in self.upl.ip_from(mark, cl.ip4)
+                                       if UDP in IP(p) and bytes(IP(p)[UDP].payload)[:4] == b"filt")
+            return seen
+
+        seen = send_and_see()
+        c.eq(seen.get("alice"), [7, 8], "alice (the default: no filter): both pass")
+        c.eq(seen.get("bob"), [8], "bob's pass filter: his UDP to port 7 dropped, port 8 passes")
+        c.check("pppoe_filtered" in self.e.run("show pppoe stats"),
+                "show pppoe stats lists pppoe_filtered")
+        self.e.run("pppoe filter pass user bob none")
+        seen = send_and_see()
+        c.eq(seen.get("bob"), [7, 8], "bob's filter removed: both pass again")
+        n = len(self.e.e.stderr())
+        self.e.run("pppoe filter pass udp port")
+        bad = self.e.e.stderr()[n:]
+        c.check("pppoe filter pass" in bad and "stays" in bad,
+                "a filter that does not compile is refused with libpcap's error", bad)
 
     def final(self):
         c = self.c
