@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Control path: drains the per-worker SPSC rings (one per priority, read
- * in strict priority, each in arrival order) and hands each frame to the
+ * highest first, each in arrival order) and hands each frame to the
  * handler of its class (the PPPoE and ARP handlers plug in
  * here), and runs the services of lib/rxtokens, lib/esp and lib/pppoe. Runs
  * on the main lcore between command-line polls, or on its own lcore with
@@ -79,8 +79,9 @@ egw_control_poll(void)
 	unsigned int total = 0, budget = CTRL_BUDGET, p;
 	uint16_t i;
 
-	/* strict priority (enum egw_ctrl_prio): a lower ring is read only
-	 * once the higher ones are empty or this round's budget allows */
+	/* by priority (enum egw_ctrl_prio): each round reads up to a burst
+	 * of each ring, highest first, until CTRL_BUDGET frames: a flooded
+	 * lower ring never delays a higher one by more than a round */
 	for (p = 0; p < EGW_CTRL_PRIO_MAX && budget != 0; p++) {
 		for (i = 0; i < egw.nb_workers && budget != 0; i++) {
 			struct rte_ring *r = egw.workers[i]->ctrl_ring[p];

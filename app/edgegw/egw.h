@@ -139,8 +139,9 @@ struct egw_txbuf {
 };
 
 /**
- * Rings from a worker to the control path, read in this order (strict
- * priority): a flood of one kind never delays the kinds above it.
+ * Rings from a worker to the control path, read in this order, a burst of
+ * each per round: a flood of one kind never delays the kinds above it by
+ * more than a round.
  */
 enum egw_ctrl_prio {
 	EGW_CTRL_UP = 0, /**< PPP control of bound sessions (keepalive) */
