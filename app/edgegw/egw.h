@@ -348,8 +348,9 @@ void egw_pppoe_stage_reply(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t
  * Worker, each loop of the gateway engine, b->port/queue/qs one of its
  * access RX queues: frames lib/pppoe held for the handoff whose NCP opened
  * go on as decapsulated frames; flush (forwarding stops) drops them.
+ * Returns whether it had frames (the caller flushes the burst then).
  */
-void egw_pppoe_stage_poll(struct egw_burst *b, bool flush);
+bool egw_pppoe_stage_poll(struct egw_burst *b, bool flush);
 /** lib/pppoe, its contexts, control handlers and the IPv4/IPv6 stage; after
  *  the rxtokens stage and the mbuf pools, before the ESP stage. */
 int egw_pppoe_stage_init(void);

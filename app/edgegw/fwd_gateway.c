@@ -250,8 +250,9 @@ gw_poll_port(struct egw_worker *w, bool flush)
 		b->port = port;
 		b->queue = queue;
 		b->qs = &egw.ports[port].qstats[queue];
-		egw_pppoe_stage_poll(b, flush);
-		egw_burst_flush(b);
+		/* (nothing to flush, the common case, costs nothing more) */
+		if (egw_pppoe_stage_poll(b, flush))
+			egw_burst_flush(b);
 	}
 }
 

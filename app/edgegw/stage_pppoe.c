@@ -138,15 +138,16 @@ stage_pppoe_sess(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	decap_dispatch(b, pw, &pw->res);
 }
 
-void
+bool
 egw_pppoe_stage_poll(struct egw_burst *b, bool flush)
 {
 	struct egw_pppoe_stage_worker *pw = b->w->pppoe;
 
 	if (pw == NULL || egw_pppoe_ctx_held(pw->ctx) == 0)
-		return;
+		return false;
 	egw_pppoe_ctx_poll(pw->ctx, b->port, flush, &pw->res);
 	decap_dispatch(b, pw, &pw->res);
+	return true;
 }
 
 void
