@@ -17,7 +17,10 @@
  *  - in N: ESP packets of N clear IP bytes through egw_esp_inbound_burst().
  *    They are made by the library's outbound path before the timed region,
  *    --in-set bursts at a time, with increasing sequence numbers (the window
- *    only slides), then decrypted a burst per call.
+ *    only slides), then decrypted a burst per call. The inbound SA has a key
+ *    of its own (lib/esp refuses a key a live SA uses): before the timed
+ *    region each packet is verified with the outbound key and sealed again
+ *    for the inbound SA with IPsec-MB directly (tests/unit/esp/esp_peer.h).
  *
  * Timed (TSC, one pair around the library calls of each burst): outbound the
  * lookup and the burst call(s), including the library freeing a segmented
@@ -83,6 +86,7 @@
 
 #include "egw_esp.h"
 #include "bench_common.h"
+#include "../tests/unit/esp/esp_peer.h"
 
 #define BURST 32
 #define OUT_MAX (BURST * EGW_ESP_MAX_SEGS) /* outputs of one burst of super-packets */
@@ -146,7 +150,8 @@ static struct rte_mempool *pool;
 static struct rte_rcu_qsbr *qs;
 static struct egw_esp_ctx *ctx;
 static char err[256];
-static uint64_t bad; /* calls that did not do what the bench expects */
+static uint64_t bad;           /* calls that did not do what the bench expects */
+static struct esp_peers peers; /* re-seals outbound packets for the inbound SAs */
 
 /* raw baseline */
 static IMB_MGR *raw_mgr;
@@ -302,24 +307,44 @@ mk_chains(const uint8_t *frame, uint32_t len, bool tso, struct rte_mbuf *m[], un
 
 /* ---- SAs and policies ------------------------------------------------------ */
 
-/* Outbound and inbound SA with one SPI and key (a loopback pair), each with a
- * PROTECT policy for the mode's destination prefix. */
+/* Outbound and inbound SA with one SPI (a loopback pair), each with a PROTECT
+ * policy for the mode's destination prefix. Each SA has a key of its own;
+ * reseal() turns the outbound SA's packets into the inbound SA's. */
 static int
 sa_pair(uint32_t spi, enum egw_esp_mode mode, uint16_t mtu)
 {
+	uint8_t out_key[EGW_ESP_KEY_MAX], in_key[EGW_ESP_KEY_MAX];
 	struct egw_esp_sa_conf c;
 	struct egw_esp_policy p;
 	int d, rc;
 
+	memcpy(out_key, key, sizeof(out_key));
+	/* a key per SA pair (0x1001 and 0x2001 differ in the second byte only:
+	 * the first alone gave both pairs one key, which lib/esp now refuses) */
+	out_key[0] ^= (uint8_t)spi;
+	out_key[1] ^= (uint8_t)(spi >> 8);
+	esp_peer_in_key(EGW_ESP_AES128_GCM, out_key, in_key);
+	rc = esp_peer_add(&peers, spi, EGW_ESP_AES128_GCM, false, out_key, in_key);
+	if (rc < 0)
+		return rc;
+	if (mode == EGW_ESP_MODE_TRANSPORT) {
+		/* transport ESP ends at the packets' destination: edgegw's own */
+		struct egw_esp_addr a = {.family = AF_INET, .a = {10, 0, 2, 2}};
+
+		rc = egw_esp_local_addr_add(&a);
+		if (rc < 0) {
+			fprintf(stderr, "bench_esp: local address: %d\n", rc);
+			return rc;
+		}
+	}
 	for (d = 0; d < 2; d++) {
 		memset(&c, 0, sizeof(c));
 		c.spi = spi;
 		c.dir = (enum egw_esp_dir)d;
 		c.mode = mode;
 		c.aead = EGW_ESP_AES128_GCM;
-		memcpy(c.key, key, sizeof(c.key));
+		memcpy(c.key, d == EGW_ESP_DIR_OUT ? out_key : in_key, sizeof(c.key));
 		c.key_len = (uint8_t)egw_esp_aead_key_len(c.aead);
-		c.key[0] ^= (uint8_t)spi; /* a key per SA pair */
 		c.mtu = mtu;
 		if (mode == EGW_ESP_MODE_TUNNEL) {
 			c.tun_src.family = AF_INET;
@@ -407,6 +432,25 @@ outbound(struct rte_mbuf *pkts[], uint16_t n, uint64_t *cycles)
 			rte_pktmbuf_free_bulk(&pkts[done], np - done);
 	}
 	return total;
+}
+
+/* The far end, untimed: pkts[0..n) of the outbound SAs verified with their
+ * keys and sealed again for the inbound SAs. 0, or -1 (counted in bad). */
+static int
+reseal(struct rte_mbuf *pkts[], uint32_t n)
+{
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		rc = esp_peer_reseal(&peers, pkts[i]);
+		if (rc != 0) {
+			if (bad++ == 0)
+				fprintf(stderr, "bench_esp: re-seal of packet %u: %d\n", i, rc);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static uint16_t
@@ -595,6 +639,10 @@ make_esp(unsigned int n)
 			bad++;
 			return -1;
 		}
+		if (reseal(outs, BURST) != 0) {
+			rte_pktmbuf_free_bulk(outs, BURST);
+			return -1;
+		}
 		memcpy(&in_set[b * BURST], outs, BURST * sizeof(outs[0]));
 		quiescent();
 	}
@@ -673,6 +721,11 @@ check_case(struct bcase *c)
 		}
 		memcpy(seg, outs, per * sizeof(seg[0]));
 		rte_pktmbuf_free_bulk(&outs[per], n - per);
+		if (reseal(seg, per) != 0) {
+			fprintf(stderr, "bench_esp: %s: segments do not verify\n", c->name);
+			rte_pktmbuf_free_bulk(seg, per);
+			return -1;
+		}
 		if (inbound(seg, (uint16_t)per, &cyc) != per) {
 			fprintf(stderr, "bench_esp: %s: segments do not decrypt\n", c->name);
 			return -1;
@@ -697,6 +750,12 @@ check_case(struct bcase *c)
 	if (n != BURST) {
 		fprintf(stderr, "bench_esp: %s: %u ESP packets for %u\n", c->name, n, BURST);
 		rte_pktmbuf_free_bulk(outs, n);
+		return -1;
+	}
+	/* make_esp() re-sealed the inbound case's packets already */
+	if (c->kind != K_IN && reseal(pkts, BURST) != 0) {
+		fprintf(stderr, "bench_esp: %s: ESP packets do not verify\n", c->name);
+		rte_pktmbuf_free_bulk(pkts, BURST);
 		return -1;
 	}
 	if (inbound(pkts, BURST, &cyc) != BURST) {
@@ -901,7 +960,9 @@ main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/state", dir);
 	ret = egw_esp_init(qs);
 	if (ret == 0)
-		ret = egw_esp_state_file(path, err, sizeof(err));
+		ret = egw_esp_state_file(path, true, err, sizeof(err));
+	if (ret == 0)
+		ret = esp_peers_init(&peers);
 	ctx = ret == 0 ? egw_esp_ctx_create(0, pool) : NULL;
 	if (ctx == NULL || raw_init(&arch) != 0) {
 		fprintf(stderr, "bench_esp: ESP set-up: %d %s\n", ret, err);
@@ -993,6 +1054,7 @@ main(int argc, char **argv)
 	rte_rcu_qsbr_thread_unregister(qs, 0);
 	egw_esp_ctx_free(ctx);
 	egw_esp_fini();
+	esp_peers_fini(&peers);
 	if (unlink(path) != 0 || rmdir(dir) != 0)
 		fprintf(stderr, "bench_esp: could not remove %s\n", dir);
 	for (i = 0; i < RTE_DIM(cases); i++) {

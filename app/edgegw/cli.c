@@ -137,9 +137,11 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "wait (default 10 s) until a process attaches to the consumer"},
 	{"rxtokens", "show rxtokens [regions|bindings|consumers]",
 	 "regions (pool use, bookkeeping), bindings, consumers (tokens out, returns, rejects)"},
-	{"esp", "esp state-file <path>",
-	 "file where outbound sequence numbers are persisted ahead of use (needed before "
-	 "outbound SAs)"},
+	{"esp", "esp state-file <path> [create]",
+	 "file where outbound sequence numbers are persisted per key ahead of use (needed "
+	 "before outbound SAs); 'create' makes a new one, a missing file is refused"},
+	{"esp", "esp state-prune",
+	 "forget the state file's keys no SA uses (only if none of them is ever used again)"},
 	{"esp",
 	 "esp sa add <spi> out|in aead aes-128-gcm|aes-256-gcm|chacha20-poly1305 key <hex> mode "
 	 "transport|tunnel [src <addr> dst <addr>] [esn on|off] [window <n>] [natt [sport <port>] "
@@ -148,14 +150,21 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "add a security association; key is key + 4-byte salt in hex"},
 	{"esp", "esp sa del <spi> [in|out]",
 	 "delete an SA (the direction is needed only when both exist)"},
+	{"esp", "esp sa replace out|in <old-spi> <new-spi>",
+	 "rekey: the policies protecting with the old SA protect with the new one, in one step "
+	 "(inbound: both accepted until the old one is deleted)"},
 	{"esp",
 	 "esp policy add out|in [pos <n>] src <prefix> dst <prefix> [proto "
 	 "tcp|udp|icmp|icmp6|<0-254>|any] protect <spi>|bypass|discard",
 	 "add a security policy rule (first match wins) at position n (default: last)"},
 	{"esp", "esp policy del out|in <id>", "delete a policy rule by its id"},
+	{"esp", "esp policy default out|in bypass|discard|auto",
+	 "what a packet matching no rule gets (auto, the default: discard once the direction "
+	 "has a rule)"},
 	{"esp", "show esp sa [detail]",
 	 "SAs: SPI, direction, mode, AEAD, endpoints, packets, bytes, drops (never the key)"},
-	{"esp", "show esp policy", "policy rules of each direction in order, with id and hits"},
+	{"esp", "show esp policy",
+	 "each direction's default and its policy rules in order, with id and hits"},
 	{"esp", "show esp stats", "ESP totals of the workers and drops by reason"},
 	{"pppoe", "pppoe ac-name <name>", "AC-Name of this access concentrator (default edgegw)"},
 	{"pppoe", "pppoe service-name add|del <name>",

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ESP commands (lib/esp):
- *   esp state-file <path>
+ *   esp state-file <path> [create]
+ *   esp state-prune
  *   esp sa add <spi> out|in aead <aead> key <hex> mode transport|tunnel
  *          [src <addr> dst <addr>] [esn on|off] [window <n>]
  *          [natt [sport <port>] [dport <port>]] [mtu <n>] [ttl <n>] [seq <n>]
  *          [lifetime packets <soft> <hard>] [lifetime bytes <soft> <hard>]
  *   esp sa del <spi> [in|out]
+ *   esp sa replace out|in <old-spi> <new-spi>
  *   esp policy add out|in [pos <n>] src <prefix> dst <prefix>
  *          [proto tcp|udp|icmp|icmp6|<0-254>|any] protect <spi>|bypass|discard
  *   esp policy del out|in <id>
+ *   esp policy default out|in bypass|discard|auto
  *   show esp sa [detail] | policy | stats
  * Each checks every argument before it changes anything; the library
  * checks the rest and changes nothing when it refuses. The tables have one
@@ -197,11 +200,13 @@ state_file(struct esp_args *a)
 	char err[256] = "";
 	int rc;
 
-	if (a->n != 2) {
-		egw_cli_fail("usage: esp state-file <path>");
+	bool create = a->n == 3 && strcmp(a->w[2], "create") == 0;
+
+	if (a->n != 2 && !create) {
+		egw_cli_fail("usage: esp state-file <path> [create]");
 		return;
 	}
-	rc = egw_esp_state_file(a->w[1], err, sizeof(err));
+	rc = egw_esp_state_file(a->w[1], create, err, sizeof(err));
 	if (rc < 0) {
 		if (err[0] != '\0')
 			egw_cli_fail("esp state-file: %s", err);
@@ -209,7 +214,26 @@ state_file(struct esp_args *a)
 			egw_cli_fail("esp state-file %s: %s", a->w[1], strerror(-rc));
 		return;
 	}
-	printf("esp: state file %s\n", a->w[1]);
+	printf("esp: state file %s%s, %u keys\n", a->w[1], create ? " created" : "",
+	       egw_esp_state_keys());
+}
+
+static void
+state_prune(struct esp_args *a)
+{
+	char err[256] = "";
+	int rc;
+
+	if (a->n != 1) {
+		egw_cli_fail("usage: esp state-prune");
+		return;
+	}
+	rc = egw_esp_state_prune(err, sizeof(err));
+	if (rc < 0) {
+		egw_cli_fail("esp state-prune: %s", err[0] ? err : strerror(-rc));
+		return;
+	}
+	printf("esp: %d keys no SA uses forgotten, %u kept\n", rc, egw_esp_state_keys());
 }
 
 /* ---- esp sa add ------------------------------------------------------------ */
@@ -664,6 +688,62 @@ policy_del(struct esp_args *a)
 	printf("esp: %s policy %" PRIu64 " deleted\n", dir_name(dir), id);
 }
 
+static void
+policy_default(struct esp_args *a)
+{
+	static const char *const names[] = {"auto", "bypass", "discard"};
+	enum egw_esp_policy_default def;
+	enum egw_esp_dir dir;
+	char err[256] = "";
+	int rc;
+
+	if (a->n != 4) {
+		egw_cli_fail("usage: esp policy default out|in bypass|discard|auto");
+		return;
+	}
+	if (parse_dir("esp policy default", a->w[2], &dir) < 0)
+		return;
+	for (def = EGW_ESP_DEFAULT_AUTO; def <= EGW_ESP_DEFAULT_DISCARD; def++)
+		if (strcmp(a->w[3], names[def]) == 0)
+			break;
+	if (def > EGW_ESP_DEFAULT_DISCARD) {
+		egw_cli_fail("esp policy default: '%s': bypass, discard or auto", a->w[3]);
+		return;
+	}
+	rc = egw_esp_policy_default(dir, def, err, sizeof(err));
+	if (rc < 0) {
+		egw_cli_fail("esp policy default: %s", err[0] ? err : strerror(-rc));
+		return;
+	}
+	printf("esp: %s default %s\n", dir_name(dir), names[def]);
+}
+
+static void
+sa_replace(struct esp_args *a)
+{
+	const char *cmd = "esp sa replace";
+	enum egw_esp_dir dir;
+	uint32_t old_spi, new_spi;
+	char err[256] = "";
+	int rc;
+
+	if (a->n != 5) {
+		egw_cli_fail("usage: esp sa replace out|in <old-spi> <new-spi>");
+		return;
+	}
+	if (parse_dir(cmd, a->w[2], &dir) < 0 || parse_spi(cmd, a->w[3], &old_spi) < 0 ||
+	    parse_spi(cmd, a->w[4], &new_spi) < 0)
+		return;
+	rc = egw_esp_sa_replace(dir, old_spi, new_spi, err, sizeof(err));
+	if (rc < 0) {
+		egw_cli_fail("%s: %s", cmd, err[0] ? err : strerror(-rc));
+		return;
+	}
+	printf("esp: %d %s polic%s now protect with 0x%08" PRIx32 "%s\n", rc, dir_name(dir),
+	       rc == 1 ? "y" : "ies", new_spi,
+	       dir == EGW_ESP_DIR_IN ? " (and accept the old SA until it is deleted)" : "");
+}
+
 /* ---- dispatch -------------------------------------------------------------------- */
 
 struct esp_res {
@@ -683,6 +763,12 @@ esp_run(char *line)
 	}
 	if (strcmp(a.w[0], "state-file") == 0)
 		state_file(&a);
+	else if (strcmp(a.w[0], "state-prune") == 0)
+		state_prune(&a);
+	else if (a.n >= 2 && strcmp(a.w[0], "sa") == 0 && strcmp(a.w[1], "replace") == 0)
+		sa_replace(&a);
+	else if (a.n >= 2 && strcmp(a.w[0], "policy") == 0 && strcmp(a.w[1], "default") == 0)
+		policy_default(&a);
 	else if (a.n >= 2 && strcmp(a.w[0], "sa") == 0 && strcmp(a.w[1], "add") == 0)
 		sa_add(&a);
 	else if (a.n >= 2 && strcmp(a.w[0], "sa") == 0 && strcmp(a.w[1], "del") == 0)
@@ -692,11 +778,14 @@ esp_run(char *line)
 	else if (a.n >= 2 && strcmp(a.w[0], "policy") == 0 && strcmp(a.w[1], "del") == 0)
 		policy_del(&a);
 	else if (strcmp(a.w[0], "sa") == 0 || strcmp(a.w[0], "policy") == 0)
-		egw_cli_fail("esp %s: 'add' or 'del' expected%s%s%s", a.w[0],
+		egw_cli_fail("esp %s: 'add', 'del' or '%s' expected%s%s%s", a.w[0],
+			     strcmp(a.w[0], "sa") == 0 ? "replace" : "default",
 			     a.n >= 2 ? ", got '" : "", a.n >= 2 ? a.w[1] : "",
 			     a.n >= 2 ? "'" : "");
 	else
-		egw_cli_fail("esp: unknown '%s' (state-file, sa add|del, policy add|del)", a.w[0]);
+		egw_cli_fail("esp: unknown '%s' (state-file, state-prune, sa add|del|replace, "
+			     "policy add|del|default)",
+			     a.w[0]);
 }
 
 static void
@@ -871,10 +960,19 @@ cmd_show_esp(void *pr, struct cmdline *cl __rte_unused, void *data)
 		       egw_esp_sa_count(EGW_ESP_DIR_IN));
 		egw_esp_sa_walk(show_sa, a.n == 2 ? (void *)1 : NULL);
 	} else if (strcmp(a.w[0], "policy") == 0) {
-		pw.pos = 0;
-		egw_esp_policy_walk(EGW_ESP_DIR_OUT, show_policy, &pw);
-		pw.pos = 0;
-		egw_esp_policy_walk(EGW_ESP_DIR_IN, show_policy, &pw);
+		static const char *const defs[] = {"auto", "bypass", "discard"};
+		enum egw_esp_dir d;
+
+		for (d = EGW_ESP_DIR_OUT; d <= EGW_ESP_DIR_IN; d++) {
+			enum egw_esp_policy_default def = egw_esp_policy_default_get(d);
+
+			printf("  %-3s default %s: no match is %s\n", dir_name(d), defs[def],
+			       !egw_esp_policy_active(d) ? "passed in clear (no policy)"
+			       : def == EGW_ESP_DEFAULT_BYPASS ? "passed in clear"
+							       : "discarded (esp_policy_default)");
+			pw.pos = 0;
+			egw_esp_policy_walk(d, show_policy, &pw);
+		}
 	} else {
 		show_stats();
 	}
@@ -889,8 +987,8 @@ static cmdline_parse_token_string_t t_rest =
 
 cmdline_parse_inst_t egw_cli_esp = {
 	.f = cmd_esp,
-	.help_str = "esp state-file|sa|policy ...: ESP security associations and policies (help "
-		    "esp)",
+	.help_str = "esp state-file|state-prune|sa|policy ...: ESP security associations and "
+		    "policies (help esp)",
 	.tokens = {(void *)&t_esp0, (void *)&t_rest, NULL},
 };
 

@@ -20,8 +20,11 @@
  * IV guarantee: the IV of an outbound packet is its own 64-bit sequence
  * number, reserved from the SA's atomic counter before encryption (one
  * reservation per run of packets of the SA in a burst, after segmentation).
- * Sequence numbers are persisted ahead of use in a state file, so a restart
- * with the same key continues above every number that may have been used.
+ * The numbering belongs to the key: at most one live SA uses a key (a
+ * second SA with a key in use, in either direction, is refused), and the
+ * numbers are persisted per key ahead of use in a state file, so a restart
+ * with the same key, under any SPI, continues above every number that may
+ * have been used.
  */
 #ifndef EGW_ESP_H
 #define EGW_ESP_H
@@ -59,6 +62,8 @@ extern "C" {
 #define EGW_ESP_MTU_MIN 1280
 /** Key + salt bytes: AES-128-GCM 16+4, AES-256-GCM 32+4, ChaCha20-Poly1305 32+4. */
 #define EGW_ESP_KEY_MAX 36
+/** Most keys the sequence-number state file holds (live and retired). */
+#define EGW_ESP_STATE_MAX 32768
 /** Default NAT-T UDP port (RFC 3948). */
 #define EGW_ESP_NATT_PORT 4500
 
@@ -190,36 +195,69 @@ int egw_esp_init(struct rte_rcu_qsbr *qs);
 void egw_esp_fini(void);
 
 /**
- * Use path as the sequence-number state file: load it (created if absent).
+ * Use path as the sequence-number state file and load it. A missing file is
+ * an error unless create is set: a lost file would restart the numbering of
+ * every key used before. With create the file must not exist yet; it is
+ * made (and written once, to prove it can be).
  * Outbound SAs can be added only once a state file is set, and only while
  * it is trustworthy.
- * @return 0; -EBUSY if outbound SAs exist; -EINVAL (corrupt: nothing
- *   changes, outbound SAs are refused until another file is set); -errno of
- *   the file system.
+ * @return 0; -EBUSY if outbound SAs exist; -ENOENT (missing, no create);
+ *   -EEXIST (create, but it exists); -EINVAL (corrupt: nothing changes,
+ *   outbound SAs are refused until another file is set); -errno of the
+ *   file system. A message is in err.
  */
-int egw_esp_state_file(const char *path, char *err, size_t errlen);
+int egw_esp_state_file(const char *path, bool create, char *err, size_t errlen);
+
+/** Number of keys the state file holds (0 without one). */
+unsigned int egw_esp_state_keys(void);
+
+/**
+ * Forget every key of the state file that no live SA uses: the operator
+ * states that none of them will ever be configured again (re-adding one
+ * would repeat its nonces). The only way keys leave the file.
+ * @return number of keys dropped, or -errno with a message in err.
+ */
+int egw_esp_state_prune(char *err, size_t errlen);
 
 /** Path of the state file, or NULL. */
 const char *egw_esp_state_path(void);
 
 /**
  * Add an SA. Outbound: its first sequence number is above every number the
- * state file may have handed out for this SPI and key, and at least
- * conf->seq_start; the numbers are persisted before the SA is used.
- * @return 0, or -EINVAL / -EEXIST / -ENOSPC / -ENOMEM / -EIO with a message
- *   in err; nothing changes on failure.
+ * state file may have handed out for this key (under any SPI), and at
+ * least conf->seq_start; the numbers are persisted before the SA is used.
+ * A key (with its salt) already used by a live SA of either direction is
+ * refused (-EADDRINUSE): one key, one sequence of nonces.
+ * @return 0, or -EINVAL / -EEXIST / -EADDRINUSE / -ENOSPC / -ENOMEM / -EIO
+ *   with a message in err; nothing changes on failure.
  */
 int egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen);
 
 /**
  * Delete an SA: it leaves the table now, its memory (keys wiped) after a
- * grace period.
+ * grace period. An inbound SA that policies accept only as the predecessor
+ * of a replacement (egw_esp_sa_replace()) is dropped from them first.
  * @return 0, -ENOENT, -EBUSY (a policy protects with it; message in err).
  */
 int egw_esp_sa_del(uint32_t spi, enum egw_esp_dir dir, char *err, size_t errlen);
 
 /** Info on one SA. @return 0 or -ENOENT. */
 int egw_esp_sa_info(uint32_t spi, enum egw_esp_dir dir, struct egw_esp_sa_info *info);
+
+/**
+ * Register one of edgegw's own addresses for ESP (control path). Inbound,
+ * only ESP (IP protocol 50, or UDP to a NAT-T port) whose outer destination
+ * is such an address is decrypted; every other ESP packet is transit (a
+ * subscriber's own VPN) and forwarded like any packet. The destination of
+ * each inbound tunnel-mode SA is registered by the SA itself; the
+ * application registers its interface addresses (transport-mode SAs end
+ * there). Counted: n adds need n deletes.
+ * @return 0, -EINVAL (not an address) or -ENOSPC.
+ */
+int egw_esp_local_addr_add(const struct egw_esp_addr *a);
+
+/** Drop one registration of a local address. @return 0 or -ENOENT. */
+int egw_esp_local_addr_del(const struct egw_esp_addr *a);
 
 /** Call fn for every SA (outbound first, then inbound, by SPI); stops on non-zero. */
 int egw_esp_sa_walk(int (*fn)(const struct egw_esp_sa_info *info, void *arg), void *arg);
@@ -235,6 +273,45 @@ unsigned int egw_esp_sa_count(enum egw_esp_dir dir);
  *   with a message in err.
  */
 int egw_esp_policy_add(const struct egw_esp_policy *p, int pos, char *err, size_t errlen);
+
+/** What a packet matching no policy of a direction gets (RFC 4301 5). */
+enum egw_esp_policy_default {
+	/** discard as soon as the direction has a policy; bypass while it has none */
+	EGW_ESP_DEFAULT_AUTO = 0,
+	EGW_ESP_DEFAULT_BYPASS,  /**< pass in clear */
+	EGW_ESP_DEFAULT_DISCARD, /**< drop (esp_policy_default), even with no policy */
+};
+
+/**
+ * Set the default of a direction. Whatever the default, a packet whose
+ * upper-layer protocol cannot be read (IPv6 extension headers cut short,
+ * malformed or too many) matches only rules that discard, and is dropped
+ * (esp_proto_unknown) otherwise; a frame whose IP version is not its
+ * ethertype's is dropped (esp_not_ip).
+ * @return 0 or -EINVAL / -ENOMEM with a message in err.
+ */
+int egw_esp_policy_default(enum egw_esp_dir dir, enum egw_esp_policy_default def, char *err,
+			   size_t errlen);
+
+/** The default of a direction as set (EGW_ESP_DEFAULT_AUTO unless changed). */
+enum egw_esp_policy_default egw_esp_policy_default_get(enum egw_esp_dir dir);
+
+/** True if packets of the direction need a policy lookup: it has a policy,
+ * or its default discards. (control path) */
+bool egw_esp_policy_active(enum egw_esp_dir dir);
+
+/**
+ * Make-before-break rekey: every policy of dir protecting with SA old_spi
+ * protects with SA new_spi instead, in one step (no packet sees neither).
+ * Outbound, packets leave through the new SA from the next burst on and the
+ * old one can be deleted. Inbound, the policies accept packets of both SAs
+ * (in-flight packets of the old one still pass) until the old SA is
+ * deleted; a policy keeps at most one such predecessor.
+ * @return the number of policies changed, or -ENOENT / -EINVAL / -ENOMEM
+ *   with a message in err.
+ */
+int egw_esp_sa_replace(enum egw_esp_dir dir, uint32_t old_spi, uint32_t new_spi, char *err,
+		       size_t errlen);
 
 /** Delete a policy by id. @return 0 or -ENOENT. */
 int egw_esp_policy_del(enum egw_esp_dir dir, uint32_t id);
@@ -309,8 +386,9 @@ struct egw_esp_res {
  * Outbound policy lookup (data path).
  * Packets matching a PROTECT rule are moved to the front of pkts[] in
  * order, with their SA in sa[] (valid until the caller's next quiescent
- * report); BYPASS and unmatched packets follow, in order; DISCARD packets
- * are freed and counted in res->drop.
+ * report); BYPASS packets (and unmatched ones when the outbound default
+ * bypasses) follow, in order; the rest are freed and counted in res->drop
+ * (esp_policy_discard, esp_policy_default, esp_proto_unknown, esp_not_ip).
  * @return number of packets to protect; res->bypass those after them.
  */
 uint16_t egw_esp_outbound_lookup(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
@@ -331,9 +409,12 @@ uint16_t egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const 
 				uint16_t out_cap, struct egw_esp_res *res);
 
 /**
- * True if the frame (l2_len set) is ESP for this host to decrypt: IP
- * protocol 50, or UDP to a NAT-T port of an inbound SA carrying a non-zero
- * SPI (not an IKE packet). Data path.
+ * True if the frame (l2_len set) is ESP for this host to decrypt: its outer
+ * destination is one of edgegw's ESP addresses (egw_esp_local_addr_add(),
+ * inbound tunnel destinations), and it is IP protocol 50 (also behind an
+ * IPv6 fragment header: egw_esp_inbound_burst() then drops it, esp_fragment),
+ * or UDP to a NAT-T port of an inbound SA carrying a non-zero SPI (not an
+ * IKE packet). Transit ESP is not. Data path.
  */
 bool egw_esp_is_esp(const struct rte_mbuf *m);
 
@@ -350,8 +431,9 @@ uint16_t egw_esp_inbound_burst(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], u
 
 /**
  * Inbound policy check of frames that arrived in clear (data path):
- * a PROTECT match drops (esp_in_clear), DISCARD drops, BYPASS and no match
- * pass. Good frames compacted to the front in order.
+ * a PROTECT match drops (esp_in_clear), DISCARD drops, BYPASS passes, no
+ * match gets the inbound default (egw_esp_policy_default()). Good frames
+ * compacted to the front in order.
  * @return number of frames that pass.
  */
 uint16_t egw_esp_inbound_clear(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n,

@@ -199,7 +199,9 @@ struct egw_esp_sa {
 
 	/* control path only */
 	struct egw_esp_sa_conf conf; /* key and salt wiped */
-	uint8_t key_fp[16];          /* state-file fingerprint of key + salt */
+	uint8_t key_fp[16];          /* fingerprint of algorithm, key and salt (both directions) */
+	uint64_t seq_block;          /* out: numbers reserved per extension */
+	uint64_t seq_ext_tsc;        /* out: timer cycles of the last extension */
 	uint32_t policy_refs;        /* PROTECT rules naming this SA */
 	bool soft_expired;
 	uint64_t life_soft_packets;
@@ -217,6 +219,18 @@ struct esp_out_pkt {
 };
 
 /* ---- data-path context ----------------------------------------------- */
+
+/* The SPD result of the last flow a context classified, per direction and
+ * family (spd.c): a steady flow pays one compare per burst, no rte_acl.
+ * Valid while gen is the live snapshot's generation. */
+struct esp_spd_cache {
+	uint64_t gen; /* snapshot generation; 0 = empty */
+	struct egw_esp_sa *sa;
+	struct egw_esp_sa *prev;
+	int32_t slot; /* hit counter slot of the rule, -1 = no rule matched */
+	uint8_t action;
+	uint8_t key[36]; /* struct spd_key4 / spd_key6 as spd.c fills it */
+};
 
 struct egw_esp_ctx {
 	IMB_MGR *mgr;
@@ -237,6 +251,7 @@ struct egw_esp_ctx {
 	struct esp_out_pkt pre[EGW_ESP_MAX_BURST];
 	uint8_t pre_ok[EGW_ESP_MAX_BURST];
 	struct egw_esp_ctx_stats st __rte_cache_aligned;
+	struct esp_spd_cache spd_cache[2][2]; /* [direction][IPv4, IPv6] */
 	uint64_t policy_hits[2][EGW_ESP_MAX_POLICY];
 };
 
@@ -292,11 +307,31 @@ struct rte_mbuf *esp_icmp_too_big(const struct rte_mbuf *m, uint16_t mtu, const 
 
 /* ---- security policy database (spd.c) -------------------------------- */
 
-/* Lookup of one direction: for each frame (l2_len set, IPv4 or IPv6), the
- * matching rule's action and SA (NULL unless PROTECT); no match = BYPASS
- * with sa NULL. Counts hits in c->policy_hits. */
+/* Lookup actions beyond enum egw_esp_action: drops the SPD decides. */
+#define ESP_ACT_DEF_DISCARD 3   /* no rule matched; the default discards */
+#define ESP_ACT_PROTO_UNKNOWN 4 /* protocol unreadable, no discard rule matched */
+#define ESP_ACT_NOT_IP 5        /* not IP, cut short, or version not the ethertype's */
+#define ESP_ACT_MAX 6
+
+/* Lookup of one direction: for each frame (l2_len set), the matching rule's
+ * action (enum egw_esp_action or ESP_ACT_*) and SA (NULL unless PROTECT),
+ * and in prev (if not NULL) the SA that one replaced, still accepted
+ * inbound (NULL if none); no match = the direction's default. Counts hits
+ * in c->policy_hits. */
 void esp_spd_lookup(struct egw_esp_ctx *c, enum egw_esp_dir dir, struct rte_mbuf *pkts[],
-		    uint16_t n, uint8_t action[], struct egw_esp_sa *sa[]);
+		    uint16_t n, uint8_t action[], struct egw_esp_sa *sa[],
+		    struct egw_esp_sa *prev[]);
+
+/* Every PROTECT rule of dir naming old names nsa instead (one snapshot);
+ * inbound, old stays accepted as the rules' predecessor until
+ * esp_spd_forget_prev(). Moves the references. Returns the number of rules
+ * changed, -ENOENT if none names old, or -errno. (control path) */
+int esp_spd_replace_sa(enum egw_esp_dir dir, struct egw_esp_sa *old, struct egw_esp_sa *nsa,
+		       char *err, size_t errlen);
+/* Rules stop accepting sa as predecessor. Returns how many did, or -errno. */
+int esp_spd_forget_prev(enum egw_esp_dir dir, struct egw_esp_sa *sa);
+/* Rules of dir protecting with sa (predecessor references not counted). */
+uint32_t esp_spd_protect_refs(enum egw_esp_dir dir, const struct egw_esp_sa *sa);
 
 /* Is the SA named by a PROTECT rule of its direction? (control path) */
 bool esp_spd_refs_sa(enum egw_esp_dir dir, uint32_t spi);
@@ -317,6 +352,13 @@ void esp_sa_lookup_in_bulk(const uint32_t spi[], unsigned int n, struct egw_esp_
 struct egw_esp_sa *esp_sa_find(uint32_t spi, enum egw_esp_dir dir);
 /* Is UDP port (network order) a NAT-T port of an inbound SA? (data path) */
 bool esp_natt_port(rte_be16_t port_be);
+/* Is a (4 or 16 bytes, network order) one of edgegw's ESP addresses: an
+ * inbound tunnel's destination or an address the application registered?
+ * (data path, lock-free) */
+bool esp_local_addr(uint8_t family, const uint8_t *a);
+/* A local address of family (16 bytes, IPv4 in the first 4) to send ICMP
+ * errors from, or NULL if edgegw has none. (data path) */
+const uint8_t *esp_icmp_src(uint8_t family);
 
 extern struct rte_rcu_qsbr *esp_qsbr;
 

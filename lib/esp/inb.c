@@ -44,6 +44,14 @@ parse_in(struct rte_mbuf *m, struct in_pkt *q)
 		return EGW_ESP_DROP_TRUNCATED;
 	p += l2;
 	have -= l2;
+	/* the ethertype names the version, as egw_esp_is_esp() checks (a
+	 * version that is neither is a malformed header, below) */
+	if (l2 >= 2 && ((p[0] >> 4) == 4 || (p[0] >> 4) == 6)) {
+		uint16_t et = (uint16_t)(p[-2] << 8 | p[-1]);
+
+		if (et != ((p[0] >> 4) == 4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6))
+			return EGW_ESP_DROP_NOT_IP;
+	}
 	if ((p[0] >> 4) == 4) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
 
@@ -54,7 +62,7 @@ parse_in(struct rte_mbuf *m, struct in_pkt *q)
 		/* fragments of ESP packets are not reassembled here */
 		if ((ip->fragment_offset &
 		     rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0)
-			return EGW_ESP_DROP_TRUNCATED;
+			return EGW_ESP_DROP_FRAGMENT;
 		proto = ip->next_proto_id;
 		q->family = AF_INET;
 		q->nh_off = (uint16_t)(l2 + offsetof(struct rte_ipv4_hdr, next_proto_id));
@@ -81,8 +89,9 @@ parse_in(struct rte_mbuf *m, struct in_pkt *q)
 			return EGW_ESP_DROP_TRUNCATED;
 		q->natt = 1;
 		off += sizeof(*u);
+	} else if (proto == IPPROTO_FRAGMENT) {
+		return EGW_ESP_DROP_FRAGMENT;
 	} else if (proto != IPPROTO_ESP) {
-		/* IPv6 fragment header, or not ESP at all */
 		return EGW_ESP_DROP_TRUNCATED;
 	}
 	q->esp_off = (uint16_t)(l2 + off);
@@ -100,14 +109,24 @@ egw_esp_is_esp(const struct rte_mbuf *m)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *) + m->l2_len;
 	uint32_t have = rte_pktmbuf_data_len(m), off, l2 = m->l2_len;
-	uint8_t proto;
+	const uint8_t *dst;
+	uint8_t proto, family;
+	bool frag = false;
 
 	if (have < l2 + sizeof(struct rte_ipv4_hdr))
 		return false;
 	have -= l2;
+	/* the ethertype names the version (the SPD drops a mismatch) */
+	if (l2 >= 2 && ((p[-2] << 8 | p[-1]) == RTE_ETHER_TYPE_IPV4) != ((p[0] >> 4) == 4))
+		return false;
 	if ((p[0] >> 4) == 4) {
 		off = (uint32_t)(p[0] & 0xf) * 4;
+		if (off < sizeof(struct rte_ipv4_hdr))
+			return false;
 		proto = p[9];
+		frag = (esp_get32(p + 4) & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0;
+		family = AF_INET;
+		dst = p + 16;
 	} else if ((p[0] >> 4) == 6 && have >= sizeof(struct rte_ipv6_hdr)) {
 		off = sizeof(struct rte_ipv6_hdr);
 		proto = p[6];
@@ -119,12 +138,24 @@ egw_esp_is_esp(const struct rte_mbuf *m)
 			proto = p[off];
 			off += len;
 		}
+		if (proto == IPPROTO_FRAGMENT && off + 8 <= have) {
+			proto = p[off];
+			off += 8;
+			frag = true;
+		}
+		family = AF_INET6;
+		dst = p + 24;
 	} else {
 		return false;
 	}
-	if (proto == IPPROTO_ESP)
-		return true;
-	if (proto != IPPROTO_UDP || off + sizeof(struct rte_udp_hdr) + 4 > have)
+	/* only ESP to edgegw itself: a subscriber's own IPsec is transit */
+	if ((proto != IPPROTO_ESP && proto != IPPROTO_UDP) || !esp_local_addr(family, dst))
+		return false;
+	/* ESP in fragments is ours to drop (not reassembled); a UDP fragment
+	 * is not NAT-T (a fragmented IKE message goes to the host) */
+	if (proto == IPPROTO_ESP || frag)
+		return proto == IPPROTO_ESP;
+	if (off + sizeof(struct rte_udp_hdr) + 4 > have)
 		return false;
 	/* NAT-T: a port of an inbound SA and a non-zero SPI (zero = IKE,
 	 * RFC 3948 2.2); a 1-byte 0xff payload is a NAT keepalive */
@@ -162,6 +193,8 @@ sa_matches(const struct egw_esp_sa *sa, const struct rte_mbuf *m, const struct i
 	if (q->natt &&
 	    ((const struct rte_udp_hdr *)(ip + q->hdr_len))->dst_port != sa->natt_dport_be)
 		return false;
+	/* transport: the destination is the application's business, checked
+	 * by egw_esp_is_esp() (an address of edgegw's) */
 	if (sa->mode != EGW_ESP_MODE_TUNNEL)
 		return true;
 	if (q->family != sa->tun_family)
@@ -172,6 +205,51 @@ sa_matches(const struct egw_esp_sa *sa, const struct rte_mbuf *m, const struct i
 		       (q->natt || memcmp(ip + 12, sa->tun_src, 4) == 0);
 	return memcmp(ip + 24, sa->tun_dst, 16) == 0 &&
 	       (q->natt || memcmp(ip + 8, sa->tun_src, 16) == 0);
+}
+
+/* ECN codepoints (RFC 3168 5). */
+#define ECN_NOT_ECT 0
+#define ECN_ECT1 1
+#define ECN_ECT0 2
+#define ECN_CE 3
+
+/* ECN field of an IPv4 or IPv6 header. */
+static inline uint8_t
+ecn_get(const uint8_t *ip, bool v4)
+{
+	return v4 ? ip[1] & 3 : (ip[1] >> 4) & 3;
+}
+
+/*
+ * RFC 6040 4.2, decapsulation: the inner header's ECN field from the outer
+ * one. Outer CE marks an ECN-capable inner packet CE and drops a Not-ECT one
+ * (returns false); outer ECT(1) turns inner ECT(0) into ECT(1); everything
+ * else leaves the inner field as it is.
+ */
+static bool
+ecn_decap(const uint8_t *outer, uint8_t outer_family, uint8_t *inner, bool inner_v4)
+{
+	uint8_t o = ecn_get(outer, outer_family == AF_INET), i = ecn_get(inner, inner_v4), n = i;
+
+	if (o == ECN_CE) {
+		if (i == ECN_NOT_ECT)
+			return false;
+		n = ECN_CE;
+	} else if (o == ECN_ECT1 && i == ECN_ECT0) {
+		n = ECN_ECT1;
+	}
+	if (n == i)
+		return true;
+	if (inner_v4) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)inner;
+
+		h->type_of_service = (uint8_t)((h->type_of_service & ~3) | n);
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	} else {
+		inner[1] = (uint8_t)((inner[1] & ~0x30) | n << 4);
+	}
+	return true;
 }
 
 /*
@@ -219,6 +297,8 @@ decap_one(const struct egw_esp_sa *sa, struct rte_mbuf *m, const struct in_pkt *
 		/* anything after the inner packet is TFC padding (RFC 4303 2.7) */
 		if (len > plen)
 			return EGW_ESP_DROP_BAD_NEXT_HEADER;
+		if (!ecn_decap(f + l2, q->family, p, et == RTE_ETHER_TYPE_IPV4))
+			return EGW_ESP_DROP_ECN;
 		memmove(p - l2, f, l2);
 		esp_put16(p - 2, et);
 		rte_pktmbuf_adj(m, (uint16_t)(p - l2 - f));
@@ -311,6 +391,7 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 {
 	struct in_pkt q[EGW_ESP_MAX_BURST];
 	struct egw_esp_sa *sa[EGW_ESP_MAX_BURST], *psa[EGW_ESP_MAX_BURST];
+	struct egw_esp_sa *prev[EGW_ESP_MAX_BURST];
 	uint32_t spi[EGW_ESP_MAX_BURST];
 	uint8_t why[EGW_ESP_MAX_BURST], action[EGW_ESP_MAX_BURST];
 	IMB_JOB *jobs[EGW_ESP_MAX_BURST];
@@ -410,14 +491,24 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 		for (k = i; k < j; k++) {
 			enum egw_esp_drop w;
 
+			uint32_t len;
+
 			if (why[k] != EGW_ESP_DROP_MAX)
 				continue;
+			/* the hard lifetime holds to the packet and the byte: checked
+			 * here, where they are counted */
+			len = clear_len(s, pkts[k], &q[k]);
+			if (s->packets_used + pk >= s->life_hard_packets ||
+			    s->bytes_used + by + len > s->life_hard_bytes) {
+				why[k] = EGW_ESP_DROP_LIFETIME;
+				continue;
+			}
 			if (!esp_replay_update(s->replay, q[k].seq, &w)) {
 				why[k] = (uint8_t)w;
 				continue;
 			}
 			pk++;
-			by += clear_len(s, pkts[k], &q[k]);
+			by += len;
 		}
 		s->packets_used += pk;
 		s->bytes_used += by;
@@ -429,8 +520,9 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 		if (why[i] == EGW_ESP_DROP_MAX)
 			good[ng++] = pkts[i];
 	}
-	/* the clear packet must be one an inbound policy protects with this SA */
-	esp_spd_lookup(c, EGW_ESP_DIR_IN, good, ng, action, psa);
+	/* the clear packet must be one an inbound policy protects with this SA
+	 * (or with the SA it replaced, until that one is deleted) */
+	esp_spd_lookup(c, EGW_ESP_DIR_IN, good, ng, action, psa, prev);
 	k = 0;
 	j = 0;
 	for (i = 0; i < n; i++) {
@@ -441,7 +533,7 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 			continue;
 		}
 		/* good[] holds the frames still good, in order */
-		if (action[j] != EGW_ESP_PROTECT || psa[j] != sa[i]) {
+		if (action[j] != EGW_ESP_PROTECT || (psa[j] != sa[i] && prev[j] != sa[i])) {
 			count_drop(c, sa[i], res, EGW_ESP_DROP_POLICY_MISMATCH);
 			rte_pktmbuf_free(good[j++]);
 			continue;

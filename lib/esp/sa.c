@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_jhash.h>
@@ -28,9 +29,43 @@ static struct rte_hash *sa_tab[2];
 static IMB_MGR *ctrl_mgr; /* key schedules and fingerprints on the control path */
 static uint16_t natt_refs[65536];
 
-/* Sequence numbers persisted per extension of an SA's limit; extended when
- * less than half is left. At 10 Mpps on one SA that is a write every 0.2 s. */
-#define SEQ_BLOCK (UINT64_C(1) << 22)
+/*
+ * edgegw's own addresses for ESP: the outer destinations ESP and NAT-T are
+ * processed for (everything else is transit and forwarded). Keyed by
+ * family + address; the data is a reference count: the tunnel destination
+ * of each inbound tunnel-mode SA, and each address the application
+ * registers (egw_esp_local_addr_add, for transport mode). Read lock-free by
+ * the workers.
+ */
+#define LOCAL_MAX (EGW_ESP_MAX_SA + 1024)
+struct local_key {
+	uint8_t family;
+	uint8_t a[16];
+};
+static struct rte_hash *local_tab;
+
+/*
+ * The source of ICMP errors lib/esp makes where no tunnel address fits: one
+ * local address per family. Two slots: the control path writes the one not
+ * published, publishes it (release), and waits a grace period before it may
+ * write the other again, so a worker never reads a slot being written.
+ */
+static struct {
+	uint8_t a[2][16];
+	int cur; /* published slot, -1 = none */
+} icmp_src[2] = {{.cur = -1}, {.cur = -1}};
+
+/*
+ * Sequence numbers persisted per extension of an SA's limit, extended when
+ * less than half of the block is left. A new SA (and so every restart)
+ * reserves SEQ_BLOCK_MIN: a crash loop uses up a 32-bit key only after
+ * 2^32 / 2^18 = 16,384 restarts. The block doubles, up to SEQ_BLOCK_MAX,
+ * whenever the previous extension is less than a second old, so a fast SA
+ * writes the file a few times a second at most (at 10 Mpps with 4M blocks,
+ * every 0.2 s), and halves again when an extension comes after 10 s.
+ */
+#define SEQ_BLOCK_MIN (UINT64_C(1) << 18)
+#define SEQ_BLOCK_MAX (UINT64_C(1) << 22)
 
 static const char *const drop_names[] = {
 #define EGW_ESP_DROP(e, name, desc) name,
@@ -117,6 +152,15 @@ egw_esp_init(struct rte_rcu_qsbr *qs)
 			goto fail;
 		}
 	}
+	hp.name = "egw_esp_local";
+	hp.entries = LOCAL_MAX;
+	hp.key_len = sizeof(struct local_key);
+	hp.hash_func = NULL; /* the default (CRC32) */
+	local_tab = rte_hash_create(&hp);
+	if (local_tab == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
 	rc = esp_spd_init();
 	if (rc < 0)
 		goto fail;
@@ -127,6 +171,8 @@ fail:
 		rte_hash_free(sa_tab[d]);
 		sa_tab[d] = NULL;
 	}
+	rte_hash_free(local_tab);
+	local_tab = NULL;
 	free_mb_mgr(ctrl_mgr);
 	ctrl_mgr = NULL;
 	return rc;
@@ -170,6 +216,9 @@ egw_esp_fini(void)
 		sa_tab[d] = NULL;
 	}
 	memset(natt_refs, 0, sizeof(natt_refs));
+	icmp_src[0].cur = icmp_src[1].cur = -1;
+	rte_hash_free(local_tab);
+	local_tab = NULL;
 	esp_state_close();
 	free_mb_mgr(ctrl_mgr);
 	ctrl_mgr = NULL;
@@ -225,6 +274,135 @@ esp_sa_lookup_in_bulk(const uint32_t spi[], unsigned int n, struct egw_esp_sa *s
 		for (i = 0; i < k; i++)
 			sa[done + i] = (hits >> i) & 1 ? data[i] : NULL;
 	}
+}
+
+static void
+local_key_of(struct local_key *k, uint8_t family, const uint8_t *a)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = family;
+	memcpy(k->a, a, family == AF_INET ? 4 : 16);
+}
+
+bool
+esp_local_addr(uint8_t family, const uint8_t *a)
+{
+	struct local_key k;
+
+	local_key_of(&k, family, a);
+	return rte_hash_lookup(local_tab, &k) >= 0;
+}
+
+static void icmp_src_update(uint8_t family);
+
+/* Take (delta 1) or drop (-1) a reference on a local address. */
+static int
+local_ref(uint8_t family, const uint8_t *a, int delta)
+{
+	struct local_key k;
+	void *data;
+	uintptr_t refs = 0;
+	int32_t pos;
+
+	local_key_of(&k, family, a);
+	if (rte_hash_lookup_data(local_tab, &k, &data) >= 0)
+		refs = (uintptr_t)data;
+	if (delta > 0) {
+		/* a new key is published by the insert (release); the count is
+		 * control-path data only */
+		if (rte_hash_add_key_data(local_tab, &k, (void *)(refs + 1)) < 0)
+			return -ENOSPC;
+		icmp_src_update(family);
+		return 0;
+	}
+	if (refs == 0)
+		return -ENOENT;
+	if (refs > 1)
+		return rte_hash_add_key_data(local_tab, &k, (void *)(refs - 1)) < 0 ? -EIO : 0;
+	pos = rte_hash_del_key(local_tab, &k);
+	if (pos < 0)
+		return -ENOENT;
+	/* no worker reads the key slot past this */
+	grace_period();
+	rte_hash_free_key_with_position(local_tab, pos);
+	icmp_src_update(family);
+	return 0;
+}
+
+const uint8_t *
+esp_icmp_src(uint8_t family)
+{
+	unsigned int f = family == AF_INET6;
+	int cur = __atomic_load_n(&icmp_src[f].cur, __ATOMIC_ACQUIRE);
+
+	return cur < 0 ? NULL : icmp_src[f].a[cur];
+}
+
+/* Publish a (NULL: none) as the ICMP source of its family. */
+static void
+icmp_src_set(unsigned int f, const uint8_t *a)
+{
+	int cur = icmp_src[f].cur, next = cur < 0 ? 0 : 1 - cur;
+
+	if (a == NULL) {
+		__atomic_store_n(&icmp_src[f].cur, -1, __ATOMIC_RELEASE);
+	} else {
+		memcpy(icmp_src[f].a[next], a, 16);
+		__atomic_store_n(&icmp_src[f].cur, next, __ATOMIC_RELEASE);
+	}
+	/* nobody reads the old slot when it is written next */
+	grace_period();
+}
+
+/* After a change of the local addresses: keep the ICMP source if it is
+ * still local, else take any local address of the family. */
+static void
+icmp_src_update(uint8_t family)
+{
+	unsigned int f = family == AF_INET6;
+	const uint8_t *cur = esp_icmp_src(family);
+	const void *key;
+	void *data;
+	uint32_t it = 0;
+
+	if (cur != NULL && esp_local_addr(family, cur))
+		return;
+	while (rte_hash_iterate(local_tab, &key, &data, &it) >= 0) {
+		const struct local_key *k = key;
+
+		if (k->family == family) {
+			icmp_src_set(f, k->a);
+			return;
+		}
+	}
+	if (cur != NULL)
+		icmp_src_set(f, NULL);
+}
+
+static bool
+local_addr_ok(const struct egw_esp_addr *a)
+{
+	return a != NULL && (a->family == AF_INET || a->family == AF_INET6);
+}
+
+int
+egw_esp_local_addr_add(const struct egw_esp_addr *a)
+{
+	if (local_tab == NULL)
+		return -EINVAL;
+	if (!local_addr_ok(a))
+		return -EINVAL;
+	return local_ref(a->family, a->a, 1);
+}
+
+int
+egw_esp_local_addr_del(const struct egw_esp_addr *a)
+{
+	if (local_tab == NULL)
+		return -EINVAL;
+	if (!local_addr_ok(a))
+		return -EINVAL;
+	return local_ref(a->family, a->a, -1);
 }
 
 bool
@@ -341,7 +519,28 @@ next_limit(const struct egw_esp_sa *sa, uint64_t from)
 {
 	uint64_t max = seq_max(sa);
 
-	return from >= max - SEQ_BLOCK ? max : from + SEQ_BLOCK;
+	return from >= max - sa->seq_block ? max : from + sa->seq_block;
+}
+
+/* The live SA (other than skip) whose key fingerprint is fp, or NULL. */
+static struct egw_esp_sa *
+sa_with_key(const uint8_t fp[16], const struct egw_esp_sa *skip)
+{
+	const void *key;
+	void *data;
+	uint32_t it;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		it = 0;
+		while (rte_hash_iterate(sa_tab[d], &key, &data, &it) >= 0) {
+			struct egw_esp_sa *o = data;
+
+			if (o != skip && memcmp(o->key_fp, fp, sizeof(o->key_fp)) == 0)
+				return o;
+		}
+	}
+	return NULL;
 }
 
 int
@@ -420,6 +619,23 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 	sa->life_soft_bytes = c.life_bytes.soft ? c.life_bytes.soft : UINT64_MAX;
 	rte_spinlock_init(&sa->lock);
 
+	/* one key, one sequence of nonces: a key (with its salt) in use by a
+	 * live SA of either direction is refused; the peer's SA with our key
+	 * would number its packets from 1 under the same nonces */
+	key_fingerprint(&c, sa->key_fp);
+	{
+		const struct egw_esp_sa *o = sa_with_key(sa->key_fp, NULL);
+
+		if (o != NULL) {
+			snprintf(err, errlen,
+				 "the key of SPI 0x%x is already used by %s SA 0x%x: one key "
+				 "(with its salt) per SA, in both directions (the nonces would "
+				 "repeat)",
+				 c.spi, o->dir == EGW_ESP_DIR_OUT ? "outbound" : "inbound", o->spi);
+			rc = -EADDRINUSE;
+			goto fail;
+		}
+	}
 	if (c.dir == EGW_ESP_DIR_IN) {
 		sa->replay = rte_zmalloc("egw_esp_replay", esp_replay_size(c.window),
 					 RTE_CACHE_LINE_SIZE);
@@ -431,9 +647,10 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 		esp_replay_init(sa->replay, c.window, c.seq_start);
 		sa->seq_first = 0;
 	} else {
-		key_fingerprint(&c, sa->key_fp);
-		/* above every number the state file may have handed out */
-		rc = esp_state_get(c.spi, sa->key_fp, &limit);
+		/* above every number the state file may have handed out for
+		 * this key, under whatever SPI */
+		sa->seq_block = SEQ_BLOCK_MIN;
+		rc = esp_state_get(sa->key_fp, &limit);
 		if (rc == 0 && limit >= start)
 			start = limit + 1;
 		if (c.seq_start > start)
@@ -447,12 +664,21 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 			goto fail;
 		}
 		limit = next_limit(sa, start);
-		rc = esp_state_set(c.spi, sa->key_fp, limit);
+		rc = esp_state_set(sa->key_fp, limit);
+		if (rc == -ENOSPC) {
+			snprintf(err, errlen,
+				 "the state file %s holds %u keys, its maximum: no room for a new "
+				 "key (keys are never forgotten silently; 'esp state-prune' drops "
+				 "the keys no SA uses, once you are sure none comes back)",
+				 esp_state_path(), EGW_ESP_STATE_MAX);
+			goto fail;
+		}
 		if (rc < 0) {
 			snprintf(err, errlen, "cannot persist sequence numbers in %s: %s",
 				 esp_state_path(), strerror(-rc));
 			goto fail;
 		}
+		sa->seq_ext_tsc = rte_get_timer_cycles();
 		sa->seq_first = start;
 		sa->seq_next = start;
 		sa->seq_limit = limit;
@@ -463,8 +689,17 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 
 	/* publishes the SA: rte_hash's lock-free insert is a release store that
 	 * pairs with the acquire in the readers' bucket loads */
+	/* the tunnel's outer destination is ours: ESP to it is processed */
+	if (c.dir == EGW_ESP_DIR_IN && c.mode == EGW_ESP_MODE_TUNNEL &&
+	    local_ref(c.tun_dst.family, c.tun_dst.a, 1) < 0) {
+		snprintf(err, errlen, "local address table full (%u)", LOCAL_MAX);
+		rc = -ENOSPC;
+		goto fail;
+	}
 	rc = rte_hash_add_key_data(sa_tab[c.dir], &c.spi, sa);
 	if (rc < 0) {
+		if (c.dir == EGW_ESP_DIR_IN && c.mode == EGW_ESP_MODE_TUNNEL)
+			local_ref(c.tun_dst.family, c.tun_dst.a, -1);
 		snprintf(err, errlen, "SA table full (%u per direction)", EGW_ESP_MAX_SA);
 		rc = -ENOSPC;
 		goto fail;
@@ -491,6 +726,16 @@ egw_esp_sa_del(uint32_t spi, enum egw_esp_dir dir, char *err, size_t errlen)
 			 dir == EGW_ESP_DIR_OUT ? "outbound" : "inbound", spi);
 		return -ENOENT;
 	}
+	/* inbound: policies that accept it only as a replaced SA let it go */
+	if (sa->policy_refs != 0 && dir == EGW_ESP_DIR_IN && esp_spd_protect_refs(dir, sa) == 0) {
+		int rc = esp_spd_forget_prev(dir, sa);
+
+		if (rc < 0) {
+			snprintf(err, errlen, "SA 0x%x: cannot update the policies: %s", spi,
+				 strerror(-rc));
+			return rc;
+		}
+	}
 	if (sa->policy_refs != 0) {
 		snprintf(err, errlen, "SA 0x%x is used by %u %s polic%s: delete %s first", spi,
 			 sa->policy_refs, dir == EGW_ESP_DIR_OUT ? "outbound" : "inbound",
@@ -504,11 +749,42 @@ egw_esp_sa_del(uint32_t spi, enum egw_esp_dir dir, char *err, size_t errlen)
 	}
 	if (dir == EGW_ESP_DIR_IN && sa->natt)
 		__atomic_fetch_sub(&natt_refs[sa->conf.natt_dport], 1, __ATOMIC_RELAXED);
+	if (dir == EGW_ESP_DIR_IN && sa->mode == EGW_ESP_MODE_TUNNEL)
+		local_ref(sa->conf.tun_dst.family, sa->conf.tun_dst.a, -1);
 	/* no worker holds the SA or the key slot past this */
 	grace_period();
 	rte_hash_free_key_with_position(sa_tab[dir], pos);
 	sa_free(sa);
 	return 0;
+}
+
+int
+egw_esp_sa_replace(enum egw_esp_dir dir, uint32_t old_spi, uint32_t new_spi, char *err,
+		   size_t errlen)
+{
+	struct egw_esp_sa *old, *nsa;
+	const char *dn = dir == EGW_ESP_DIR_OUT ? "outbound" : "inbound";
+
+	if (ctrl_mgr == NULL || (dir != EGW_ESP_DIR_OUT && dir != EGW_ESP_DIR_IN)) {
+		snprintf(err, errlen, "ESP not initialised, or a bad direction");
+		return -EINVAL;
+	}
+	old = esp_sa_find(old_spi, dir);
+	nsa = esp_sa_find(new_spi, dir);
+	if (old == NULL || nsa == NULL) {
+		snprintf(err, errlen, "no %s SA with SPI 0x%x", dn,
+			 old == NULL ? old_spi : new_spi);
+		return -ENOENT;
+	}
+	if (old == nsa) {
+		snprintf(err, errlen, "SA 0x%x cannot replace itself", old_spi);
+		return -EINVAL;
+	}
+	if (__atomic_load_n(&nsa->hard_expired, __ATOMIC_RELAXED) != 0) {
+		snprintf(err, errlen, "%s SA 0x%x has reached its hard lifetime", dn, new_spi);
+		return -EINVAL;
+	}
+	return esp_spd_replace_sa(dir, old, nsa, err, errlen);
 }
 
 static void
@@ -597,10 +873,19 @@ service_seq(struct egw_esp_sa *sa)
 	uint64_t limit = sa->seq_limit, max = seq_max(sa), nl;
 	int rc;
 
-	if (limit >= max || next + SEQ_BLOCK / 2 <= limit)
+	uint64_t now, hz = rte_get_timer_hz();
+
+	if (limit >= max || next + sa->seq_block / 2 <= limit)
 		return 0;
+	/* size the reservation by the rate: double it when the last one lasted
+	 * less than a second, halve it after ten */
+	now = rte_get_timer_cycles();
+	if (now - sa->seq_ext_tsc < hz && sa->seq_block < SEQ_BLOCK_MAX)
+		sa->seq_block *= 2;
+	else if (now - sa->seq_ext_tsc > 10 * hz && sa->seq_block > SEQ_BLOCK_MIN)
+		sa->seq_block /= 2;
 	nl = next_limit(sa, next > limit ? next : limit);
-	rc = esp_state_set(sa->spi, sa->key_fp, nl);
+	rc = esp_state_set(sa->key_fp, nl);
 	if (rc < 0) {
 		static uint64_t warned;
 
@@ -610,6 +895,7 @@ service_seq(struct egw_esp_sa *sa)
 				sa->spi, strerror(-rc), limit);
 		return 0;
 	}
+	sa->seq_ext_tsc = now;
 	/* the numbers up to nl are on disk: workers may use them; pairs with the
 	 * acquire load in the outbound path */
 	__atomic_store_n(&sa->seq_limit, nl, __ATOMIC_RELEASE);
@@ -669,14 +955,50 @@ egw_esp_service(void)
 }
 
 int
-egw_esp_state_file(const char *path, char *err, size_t errlen)
+egw_esp_state_file(const char *path, bool create, char *err, size_t errlen)
 {
 	if (egw_esp_sa_count(EGW_ESP_DIR_OUT) != 0) {
 		snprintf(err, errlen,
 			 "outbound SAs exist: delete them before changing the state file");
 		return -EBUSY;
 	}
-	return esp_state_open(path, err, errlen);
+	return esp_state_open(path, create, err, errlen);
+}
+
+unsigned int
+egw_esp_state_keys(void)
+{
+	return esp_state_count();
+}
+
+static bool
+key_live(const uint8_t fp[16], void *arg)
+{
+	RTE_SET_USED(arg);
+	return sa_with_key(fp, NULL) != NULL;
+}
+
+int
+egw_esp_state_prune(char *err, size_t errlen)
+{
+	unsigned int dropped;
+	int rc;
+
+	if (!esp_state_trusted()) {
+		snprintf(err, errlen, "%s",
+			 esp_state_path() == NULL ? "no state file set"
+						  : "the state file is not trustworthy");
+		return -EINVAL;
+	}
+	rc = esp_state_prune(key_live, NULL, &dropped);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", esp_state_path(), strerror(-rc));
+		return rc;
+	}
+	if (dropped != 0)
+		ESP_LOG(WARNING, "state file %s: %u keys no SA uses forgotten (operator request)",
+			esp_state_path(), dropped);
+	return (int)dropped;
 }
 
 const char *

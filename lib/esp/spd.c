@@ -37,6 +37,7 @@
 #include <rte_acl.h>
 #include <rte_common.h>
 #include <rte_errno.h>
+#include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -52,7 +53,8 @@
  * (cut short, malformed, more than SPD_IP6_EXT_MAX extension headers, or a
  * non-first fragment followed by another extension header). 255 is reserved
  * by IANA and refused in rules, so such packets match only rules with proto
- * any (-1).
+ * any (-1), and of those only one that discards takes them (spd_action()).
+ * A packet that really carries protocol 255 is treated the same way.
  */
 #define SPD_PROTO_UNKNOWN 255
 /* Extension headers skipped before giving up (RFC 8200 allows each once,
@@ -83,6 +85,9 @@ struct spd_key6 {
 /* key4_eq()/key6_eq() compare src and dst as one run of bytes */
 static_assert(offsetof(struct spd_key4, dst) == offsetof(struct spd_key4, src) + 4, "key4 layout");
 static_assert(offsetof(struct spd_key6, dst) == offsetof(struct spd_key6, src) + 16, "key6 layout");
+static_assert(sizeof(struct spd_key6) <= sizeof(((struct esp_spd_cache *)0)->key) &&
+		      sizeof(struct spd_key4) <= sizeof(((struct esp_spd_cache *)0)->key),
+	      "flow cache key");
 
 enum { F4_PROTO, F4_SRC, F4_DST, F4_NUM };
 enum { F6_PROTO, F6_SRC0, F6_DST0 = F6_SRC0 + 4, F6_NUM = F6_DST0 + 4 };
@@ -135,20 +140,27 @@ static const struct rte_acl_field_def spd_defs6[F6_NUM] = {
 struct spd_rule {
 	struct egw_esp_policy p;
 	struct egw_esp_sa *sa; /* PROTECT: the SA (counted in its policy_refs), else NULL */
-	uint16_t slot;         /* hit counter slot, for the rule's life */
-	uint64_t hits_base;    /* control path: sum of the slot when the rule was added */
+	/* inbound PROTECT after egw_esp_sa_replace(): the SA replaced, still
+	 * accepted until it is deleted (counted in its policy_refs) */
+	struct egw_esp_sa *sa_prev;
+	uint16_t slot;      /* hit counter slot, for the rule's life */
+	uint64_t hits_base; /* control path: sum of the slot when the rule was added */
 };
 
 /* What the data path reads: immutable once published. */
 struct spd_snap {
 	struct rte_acl_ctx *acl[2]; /* [0] IPv4, [1] IPv6; NULL = no rules of that family */
+	uint64_t gen;               /* never reused: the contexts' flow caches compare it */
 	uint32_t n;
+	uint8_t def_action; /* no match: EGW_ESP_BYPASS or ESP_ACT_DEF_DISCARD */
 	struct spd_rule rule[];
 };
 
 struct spd_dir {
-	struct spd_snap *snap; /* NULL = no rules; written by spd_publish() only */
-	uint32_t next_id;      /* ids are never reused */
+	/* NULL = no rules and the default bypasses; written by spd_publish() only */
+	struct spd_snap *snap;
+	uint32_t next_id; /* ids are never reused */
+	enum egw_esp_policy_default def;
 };
 
 static struct spd_dir spd[2];
@@ -157,6 +169,9 @@ static bool spd_up;
  * context of the same name, and the old snapshot's contexts live on until
  * its grace period ends. */
 static uint32_t spd_gen;
+/* Generation of snapshots (0 is "none"): a flow cache entry of an older
+ * snapshot is never used, even if a new snapshot lands at the same address. */
+static uint64_t spd_snap_gen;
 /* Scratch of the control thread for the next rule list. */
 static struct spd_rule spd_tmp[EGW_ESP_MAX_POLICY];
 
@@ -310,16 +325,30 @@ spd_snap_free(struct spd_snap *s)
 	rte_free(s);
 }
 
-/* A snapshot of rules[0..n) (NULL in *out when n is 0). */
+/* What a packet matching no rule gets, with n rules (RFC 4301 5: discard;
+ * the automatic default bypasses only while the direction has no rule). */
+static uint8_t
+spd_def_action(enum egw_esp_dir dir, uint32_t n)
+{
+	switch (spd[dir].def) {
+	case EGW_ESP_DEFAULT_BYPASS: return EGW_ESP_BYPASS;
+	case EGW_ESP_DEFAULT_DISCARD: return ESP_ACT_DEF_DISCARD;
+	default: return n != 0 ? ESP_ACT_DEF_DISCARD : EGW_ESP_BYPASS;
+	}
+}
+
+/* A snapshot of rules[0..n) (NULL in *out when there is no rule and the
+ * default bypasses: the data path passes everything without a look). */
 static int
 spd_snap_build(enum egw_esp_dir dir, const struct spd_rule *rules, uint32_t n,
 	       struct spd_snap **out, char *err, size_t errlen)
 {
+	uint8_t def = spd_def_action(dir, n);
 	struct spd_snap *s;
 	int rc;
 
 	*out = NULL;
-	if (n == 0)
+	if (n == 0 && def == EGW_ESP_BYPASS)
 		return 0;
 	s = rte_zmalloc("egw_esp_spd", sizeof(*s) + n * sizeof(rules[0]), RTE_CACHE_LINE_SIZE);
 	if (s == NULL) {
@@ -328,7 +357,10 @@ spd_snap_build(enum egw_esp_dir dir, const struct spd_rule *rules, uint32_t n,
 		return -ENOMEM;
 	}
 	s->n = n;
-	memcpy(s->rule, rules, n * sizeof(rules[0]));
+	s->gen = ++spd_snap_gen;
+	s->def_action = def;
+	if (n != 0)
+		memcpy(s->rule, rules, n * sizeof(rules[0]));
 	rc = spd_acl_build(dir, false, rules, n, &s->acl[0], err, errlen);
 	if (rc == 0)
 		rc = spd_acl_build(dir, true, rules, n, &s->acl[1], err, errlen);
@@ -535,7 +567,7 @@ int
 egw_esp_policy_del(enum egw_esp_dir dir, uint32_t id)
 {
 	const struct spd_snap *cur;
-	struct egw_esp_sa *sa;
+	struct egw_esp_sa *sa, *cur_prev;
 	struct spd_snap *snap;
 	uint32_t i, n;
 	int rc;
@@ -550,6 +582,7 @@ egw_esp_policy_del(enum egw_esp_dir dir, uint32_t id)
 	if (i == n)
 		return -ENOENT;
 	sa = cur->rule[i].sa;
+	cur_prev = cur->rule[i].sa_prev;
 	memcpy(spd_tmp, cur->rule, i * sizeof(spd_tmp[0]));
 	memcpy(&spd_tmp[i], &cur->rule[i + 1], (n - i - 1) * sizeof(spd_tmp[0]));
 	rc = spd_snap_build(dir, spd_tmp, n - 1, &snap, NULL, 0);
@@ -562,6 +595,8 @@ egw_esp_policy_del(enum egw_esp_dir dir, uint32_t id)
 	/* after the grace period: no reader holds the SA through this rule */
 	if (sa != NULL)
 		sa->policy_refs--;
+	if (cur_prev != NULL)
+		cur_prev->policy_refs--;
 	ESP_LOG(DEBUG, "%s policy %" PRIu32 " deleted", dir_name(dir), id);
 	return 0;
 }
@@ -604,6 +639,155 @@ egw_esp_policy_walk(enum egw_esp_dir dir,
 	return rc;
 }
 
+/* Rebuild dir's snapshot from its current rules (after a default change,
+ * an SA replacement or a predecessor dropped). */
+static int
+spd_rebuild(enum egw_esp_dir dir, uint32_t n, char *err, size_t errlen)
+{
+	struct spd_snap *snap;
+	int rc;
+
+	rc = spd_snap_build(dir, spd_tmp, n, &snap, err, errlen);
+	if (rc != 0)
+		return rc;
+	spd_publish(dir, snap);
+	return 0;
+}
+
+int
+egw_esp_policy_default(enum egw_esp_dir dir, enum egw_esp_policy_default def, char *err,
+		       size_t errlen)
+{
+	const struct spd_snap *cur;
+	enum egw_esp_policy_default old;
+	uint32_t n;
+	int rc;
+
+	spd_err(err, errlen, "%s", "");
+	if (!spd_up || (dir != EGW_ESP_DIR_OUT && dir != EGW_ESP_DIR_IN) ||
+	    (def != EGW_ESP_DEFAULT_AUTO && def != EGW_ESP_DEFAULT_BYPASS &&
+	     def != EGW_ESP_DEFAULT_DISCARD)) {
+		spd_err(err, errlen, "policy default: bad direction or action");
+		return -EINVAL;
+	}
+	cur = spd[dir].snap;
+	n = cur != NULL ? cur->n : 0;
+	if (n != 0)
+		memcpy(spd_tmp, cur->rule, n * sizeof(spd_tmp[0]));
+	old = spd[dir].def;
+	spd[dir].def = def;
+	rc = spd_rebuild(dir, n, err, errlen);
+	if (rc != 0)
+		spd[dir].def = old;
+	return rc;
+}
+
+enum egw_esp_policy_default
+egw_esp_policy_default_get(enum egw_esp_dir dir)
+{
+	return spd_up && (dir == EGW_ESP_DIR_OUT || dir == EGW_ESP_DIR_IN) ? spd[dir].def
+									   : EGW_ESP_DEFAULT_AUTO;
+}
+
+bool
+egw_esp_policy_active(enum egw_esp_dir dir)
+{
+	return spd_up && (dir == EGW_ESP_DIR_OUT || dir == EGW_ESP_DIR_IN) &&
+	       __atomic_load_n(&spd[dir].snap, __ATOMIC_RELAXED) != NULL;
+}
+
+int
+esp_spd_replace_sa(enum egw_esp_dir dir, struct egw_esp_sa *old, struct egw_esp_sa *nsa, char *err,
+		   size_t errlen)
+{
+	const struct spd_snap *cur;
+	uint32_t i, n, moved = 0, prev_dropped = 0;
+	int rc;
+
+	cur = spd_up ? spd[dir].snap : NULL;
+	n = cur != NULL ? cur->n : 0;
+	for (i = 0; i < n; i++) {
+		struct spd_rule *r = &spd_tmp[i];
+
+		*r = cur->rule[i];
+		if (r->sa != old)
+			continue;
+		if (dir == EGW_ESP_DIR_IN) {
+			/* the SA before old goes: only old and the new one are
+			 * accepted (old until it is deleted) */
+			if (r->sa_prev != NULL)
+				prev_dropped++;
+			r->sa_prev = old;
+		}
+		r->sa = nsa;
+		r->p.spi = nsa->spi;
+		moved++;
+	}
+	if (moved == 0) {
+		spd_err(err, errlen, "no %s policy protects with SA 0x%08" PRIx32, dir_name(dir),
+			old->spi);
+		return -ENOENT;
+	}
+	/* predecessors being dropped: find them before the old snapshot goes */
+	{
+		struct egw_esp_sa *gone[EGW_ESP_MAX_POLICY];
+		uint32_t ng = 0;
+
+		for (i = 0; i < n && dir == EGW_ESP_DIR_IN; i++)
+			if (cur->rule[i].sa == old && cur->rule[i].sa_prev != NULL)
+				gone[ng++] = cur->rule[i].sa_prev;
+		rc = spd_rebuild(dir, n, err, errlen);
+		if (rc != 0)
+			return rc;
+		/* after the grace period: readers see the new SA */
+		nsa->policy_refs += moved;
+		if (dir == EGW_ESP_DIR_OUT)
+			old->policy_refs -= moved;
+		/* inbound: old stays referenced as predecessor */
+		for (i = 0; i < ng; i++)
+			gone[i]->policy_refs--;
+		RTE_SET_USED(prev_dropped);
+	}
+	return (int)moved;
+}
+
+int
+esp_spd_forget_prev(enum egw_esp_dir dir, struct egw_esp_sa *sa)
+{
+	const struct spd_snap *cur;
+	uint32_t i, n, dropped = 0;
+	int rc;
+
+	cur = spd_up ? spd[dir].snap : NULL;
+	n = cur != NULL ? cur->n : 0;
+	for (i = 0; i < n; i++) {
+		spd_tmp[i] = cur->rule[i];
+		if (spd_tmp[i].sa_prev == sa) {
+			spd_tmp[i].sa_prev = NULL;
+			dropped++;
+		}
+	}
+	if (dropped == 0)
+		return 0;
+	rc = spd_rebuild(dir, n, NULL, 0);
+	if (rc != 0)
+		return rc;
+	sa->policy_refs -= dropped;
+	return (int)dropped;
+}
+
+/* Rules that name sa as the protecting SA (not as predecessor). */
+uint32_t
+esp_spd_protect_refs(enum egw_esp_dir dir, const struct egw_esp_sa *sa)
+{
+	const struct spd_snap *s = spd_up ? spd[dir].snap : NULL;
+	uint32_t i, k = 0;
+
+	for (i = 0; s != NULL && i < s->n; i++)
+		k += s->rule[i].sa == sa;
+	return k;
+}
+
 bool
 esp_spd_refs_sa(enum egw_esp_dir dir, uint32_t spi)
 {
@@ -629,6 +813,7 @@ esp_spd_init(void)
 	for (d = 0; d < RTE_DIM(spd); d++) {
 		spd[d].snap = NULL;
 		spd[d].next_id = 1;
+		spd[d].def = EGW_ESP_DEFAULT_AUTO;
 	}
 	spd_up = true;
 	return 0;
@@ -655,8 +840,12 @@ esp_spd_fini(void)
 			sa = esp_sa_find(s->rule[i].p.spi, (enum egw_esp_dir)d);
 			if (sa != NULL && sa->policy_refs > 0)
 				sa->policy_refs--;
+			/* a predecessor is live as long as it holds this reference */
+			if (s->rule[i].sa_prev != NULL && s->rule[i].sa_prev->policy_refs > 0)
+				s->rule[i].sa_prev->policy_refs--;
 		}
 		spd_publish((enum egw_esp_dir)d, NULL);
+		spd[d].def = EGW_ESP_DEFAULT_AUTO;
 	}
 	spd_up = false;
 }
@@ -714,9 +903,11 @@ ip6_upper_proto(const struct rte_mbuf *m, uint32_t off, uint32_t end, uint8_t nh
 }
 
 /*
- * Fill the key of frame m. The IP version nibble at l2_len selects the
- * family. Returns 4 or 6, or 0 for a frame that is not IP or too short for
- * its fixed IP header (no rule can match it: it bypasses).
+ * Fill the key of frame m. The ethertype (the last two bytes of the L2
+ * header) names the family and the IP version nibble must agree; without an
+ * L2 header (l2_len < 2) the nibble alone decides. Returns 4 or 6, or 0 for
+ * a frame that is not IP, is too short for its fixed IP header, or whose
+ * version is not its ethertype's (ESP_ACT_NOT_IP: dropped, never passed).
  * rte_pktmbuf_read() bounds every read by the packet and copies headers
  * that straddle segments.
  */
@@ -731,9 +922,21 @@ spd_parse(const struct rte_mbuf *m, struct spd_key4 *k4, struct spd_key6 *k6)
 	const struct rte_ipv6_hdr *ip6;
 	const uint8_t *vp;
 	uint32_t off = m->l2_len, end, plen;
+	unsigned int want = 0;
 
+	if (off >= 2) {
+		const uint8_t *et = rte_pktmbuf_read(m, off - 2, 2, &buf);
+
+		if (et == NULL)
+			return 0;
+		switch (et[0] << 8 | et[1]) {
+		case RTE_ETHER_TYPE_IPV4: want = 4; break;
+		case RTE_ETHER_TYPE_IPV6: want = 6; break;
+		default: return 0;
+		}
+	}
 	vp = rte_pktmbuf_read(m, off, 1, &buf);
-	if (vp == NULL)
+	if (vp == NULL || (want != 0 && (unsigned int)(*vp >> 4) != want))
 		return 0;
 	switch (*vp >> 4) {
 	case 4:
@@ -762,26 +965,48 @@ spd_parse(const struct rte_mbuf *m, struct spd_key4 *k4, struct spd_key6 *k6)
 	}
 }
 
+/*
+ * The action of a packet whose key had protocol proto and matched rule r
+ * (NULL: none). A packet whose protocol could not be read may match only a
+ * rule that discards: a proto-any bypass or protect rule must not carry
+ * what a protocol rule before it might have discarded or protected.
+ */
+static inline uint8_t
+spd_action(const struct spd_snap *s, const struct spd_rule *r, uint8_t proto)
+{
+	if (unlikely(proto == SPD_PROTO_UNKNOWN))
+		return r != NULL && r->p.action == EGW_ESP_DISCARD ? EGW_ESP_DISCARD
+								   : ESP_ACT_PROTO_UNKNOWN;
+	return r != NULL ? (uint8_t)r->p.action : s->def_action;
+}
+
 /* Results of one family back to the packets' slots. */
 static inline void
 spd_apply(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_snap *s, unsigned int fam,
 	  const uint8_t *data[], uint16_t idx[], uint16_t cnt, uint8_t action[],
-	  struct egw_esp_sa *sa[], const struct spd_rule *rule[])
+	  struct egw_esp_sa *sa[], struct egw_esp_sa *prev[], const struct spd_rule *rule[])
 {
 	uint32_t res[EGW_ESP_MAX_BURST];
 	uint16_t j;
 
-	if (cnt == 0 || s->acl[fam] == NULL)
+	if (cnt == 0)
 		return;
-	rte_acl_classify(s->acl[fam], data, res, cnt, 1);
+	if (s->acl[fam] != NULL)
+		rte_acl_classify(s->acl[fam], data, res, cnt, 1);
+	else
+		memset(res, 0, cnt * sizeof(res[0]));
 	for (j = 0; j < cnt; j++) {
-		const struct spd_rule *r;
+		const struct spd_rule *r = res[j] == 0 ? NULL : &s->rule[res[j] - 1];
+		uint8_t a = spd_action(s, r, data[j][0]);
 
-		if (res[j] == 0)
+		action[idx[j]] = a;
+		if (r == NULL)
 			continue;
-		r = &s->rule[res[j] - 1];
-		action[idx[j]] = (uint8_t)r->p.action;
-		sa[idx[j]] = r->sa;
+		if (a == EGW_ESP_PROTECT) {
+			sa[idx[j]] = r->sa;
+			if (prev != NULL)
+				prev[idx[j]] = r->sa_prev;
+		}
 		rule[idx[j]] = r;
 		c->policy_hits[dir][r->slot]++;
 	}
@@ -800,13 +1025,55 @@ key6_eq(const struct spd_key6 *a, const struct spd_key6 *b)
 	return a->proto == b->proto && memcmp(a->src, b->src, sizeof(a->src) + sizeof(a->dst)) == 0;
 }
 
-/* esp_spd_lookup() of at most EGW_ESP_MAX_BURST frames. A frame with the
+/* Frames that take their result from the context's flow cache of their
+ * family (same[] value). */
+#define SAME_CACHE4 UINT16_MAX
+#define SAME_CACHE6 (UINT16_MAX - 1)
+
+static inline bool
+cache_hit(const struct esp_spd_cache *e, const struct spd_snap *s, const void *k,
+	  bool (*eq)(const void *, const void *))
+{
+	return e->gen == s->gen && eq(k, e->key);
+}
+
+static bool
+key4_eqv(const void *a, const void *b)
+{
+	return key4_eq(a, b);
+}
+
+static bool
+key6_eqv(const void *a, const void *b)
+{
+	return key6_eq(a, b);
+}
+
+/* Remember the result of frame i (key k) in cache entry e. */
+static inline void
+cache_fill(struct esp_spd_cache *e, const struct spd_snap *s, const void *k, size_t klen,
+	   uint8_t action, struct egw_esp_sa *sa, struct egw_esp_sa *prev, const struct spd_rule *r)
+{
+	e->gen = s->gen;
+	memcpy(e->key, k, klen);
+	e->action = action;
+	e->sa = sa;
+	e->prev = prev;
+	e->slot = r != NULL ? r->slot : -1;
+}
+
+/*
+ * esp_spd_lookup() of at most EGW_ESP_MAX_BURST frames. A frame with the
  * same key (protocol and addresses) as the previous frame of its family
- * takes that frame's result without a classification: bursts are mostly a
- * few flows. */
+ * takes that frame's result without a classification, and so does one with
+ * the key of the last frame this context classified in an earlier burst
+ * (the flow cache, while the snapshot is the same): bursts are mostly a few
+ * flows, and a steady tunnel pays one compare per burst and no rte_acl.
+ */
 static void
 spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_snap *s,
-		 struct rte_mbuf *pkts[], uint16_t n, uint8_t action[], struct egw_esp_sa *sa[])
+		 struct rte_mbuf *pkts[], uint16_t n, uint8_t action[], struct egw_esp_sa *sa[],
+		 struct egw_esp_sa *prev[])
 {
 	struct spd_key4 k4[EGW_ESP_MAX_BURST + 1];
 	struct spd_key6 k6[EGW_ESP_MAX_BURST + 1];
@@ -816,19 +1083,27 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 	uint16_t i4[EGW_ESP_MAX_BURST];
 	uint16_t i6[EGW_ESP_MAX_BURST];
 	uint16_t same[EGW_ESP_MAX_BURST]; /* index of the frame whose result to take, or i */
+	struct esp_spd_cache *c4 = &c->spd_cache[dir][0], *c6 = &c->spd_cache[dir][1];
 	uint16_t i, n4 = 0, n6 = 0, ndup = 0;
 
 	for (i = 0; i < n; i++) {
 		if (i + SPD_PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SPD_PREFETCH_AHEAD], void *));
-		action[i] = EGW_ESP_BYPASS;
+		action[i] = ESP_ACT_NOT_IP;
 		sa[i] = NULL;
+		if (prev != NULL)
+			prev[i] = NULL;
 		rule[i] = NULL;
 		same[i] = i;
 		switch (spd_parse(pkts[i], &k4[n4], &k6[n6])) {
 		case 4:
 			if (n4 != 0 && key4_eq(&k4[n4], &k4[n4 - 1])) {
 				same[i] = i4[n4 - 1];
+				ndup++;
+				break;
+			}
+			if (n4 == 0 && cache_hit(c4, s, &k4[0], key4_eqv)) {
+				same[i] = SAME_CACHE4;
 				ndup++;
 				break;
 			}
@@ -841,30 +1116,60 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 				ndup++;
 				break;
 			}
+			if (n6 == 0 && cache_hit(c6, s, &k6[0], key6_eqv)) {
+				same[i] = SAME_CACHE6;
+				ndup++;
+				break;
+			}
 			d6[n6] = (const uint8_t *)&k6[n6];
 			i6[n6++] = i;
 			break;
 		default: break;
 		}
 	}
-	spd_apply(c, dir, s, 0, d4, i4, n4, action, sa, rule);
-	spd_apply(c, dir, s, 1, d6, i6, n6, action, sa, rule);
+	spd_apply(c, dir, s, 0, d4, i4, n4, action, sa, prev, rule);
+	spd_apply(c, dir, s, 1, d6, i6, n6, action, sa, prev, rule);
 	for (i = 0; ndup != 0 && i < n; i++) {
 		uint16_t r = same[i];
+		const struct esp_spd_cache *e;
 
 		if (r == i)
 			continue;
 		ndup--;
+		if (r == SAME_CACHE4 || r == SAME_CACHE6) {
+			e = r == SAME_CACHE4 ? c4 : c6;
+			action[i] = e->action;
+			sa[i] = e->sa;
+			if (prev != NULL)
+				prev[i] = e->prev;
+			if (e->slot >= 0)
+				c->policy_hits[dir][e->slot]++;
+			continue;
+		}
 		action[i] = action[r];
 		sa[i] = sa[r];
+		if (prev != NULL)
+			prev[i] = prev[r];
 		if (rule[r] != NULL)
 			c->policy_hits[dir][rule[r]->slot]++;
+	}
+	/* the last flow classified of each family is the next burst's guess
+	 * (the predecessor from the rule: this call may not have asked) */
+	if (n4 != 0) {
+		i = i4[n4 - 1];
+		cache_fill(c4, s, &k4[n4 - 1], sizeof(k4[0]), action[i], sa[i],
+			   action[i] == EGW_ESP_PROTECT ? rule[i]->sa_prev : NULL, rule[i]);
+	}
+	if (n6 != 0) {
+		i = i6[n6 - 1];
+		cache_fill(c6, s, &k6[n6 - 1], sizeof(k6[0]), action[i], sa[i],
+			   action[i] == EGW_ESP_PROTECT ? rule[i]->sa_prev : NULL, rule[i]);
 	}
 }
 
 void
 esp_spd_lookup(struct egw_esp_ctx *c, enum egw_esp_dir dir, struct rte_mbuf *pkts[], uint16_t n,
-	       uint8_t action[], struct egw_esp_sa *sa[])
+	       uint8_t action[], struct egw_esp_sa *sa[], struct egw_esp_sa *prev[])
 {
 	const struct spd_snap *s;
 	uint16_t done, k, i;
@@ -876,27 +1181,51 @@ esp_spd_lookup(struct egw_esp_ctx *c, enum egw_esp_dir dir, struct rte_mbuf *pkt
 		for (i = 0; i < n; i++) {
 			action[i] = EGW_ESP_BYPASS;
 			sa[i] = NULL;
+			if (prev != NULL)
+				prev[i] = NULL;
 		}
 		return;
 	}
 	for (done = 0; done < n; done += k) {
 		k = RTE_MIN(n - done, EGW_ESP_MAX_BURST);
-		spd_lookup_burst(c, dir, s, pkts + done, k, action + done, sa + done);
+		spd_lookup_burst(c, dir, s, pkts + done, k, action + done, sa + done,
+				 prev != NULL ? prev + done : NULL);
+	}
+}
+
+/* The drop reason of a lookup action that drops (the caller's direction
+ * turns PROTECT into a drop itself where it must). */
+static inline enum egw_esp_drop
+spd_drop_reason(uint8_t action)
+{
+	switch (action) {
+	case EGW_ESP_DISCARD: return EGW_ESP_DROP_POLICY_DISCARD;
+	case ESP_ACT_DEF_DISCARD: return EGW_ESP_DROP_POLICY_DEFAULT;
+	case ESP_ACT_PROTO_UNKNOWN: return EGW_ESP_DROP_PROTO_UNKNOWN;
+	default: return EGW_ESP_DROP_NOT_IP;
 	}
 }
 
 /* Count what a data-path call did in the context and the caller's result
  * (which accumulates over calls). */
 static void
-spd_account(struct egw_esp_ctx *c, struct egw_esp_res *res, uint32_t bypass, uint32_t discard,
-	    uint32_t in_clear)
+spd_account(struct egw_esp_ctx *c, struct egw_esp_res *res, uint32_t bypass,
+	    const uint32_t drop[ESP_ACT_MAX])
 {
+	unsigned int a;
+
 	c->st.bypass += bypass;
-	c->st.drop[EGW_ESP_DROP_POLICY_DISCARD] += discard;
-	c->st.drop[EGW_ESP_DROP_IN_CLEAR] += in_clear;
 	res->bypass += bypass;
-	res->drop[EGW_ESP_DROP_POLICY_DISCARD] += discard;
-	res->drop[EGW_ESP_DROP_IN_CLEAR] += in_clear;
+	for (a = 0; a < ESP_ACT_MAX; a++) {
+		enum egw_esp_drop r;
+
+		if (drop[a] == 0)
+			continue;
+		/* inbound clear frames a protect rule names arrived in clear */
+		r = a == EGW_ESP_PROTECT ? EGW_ESP_DROP_IN_CLEAR : spd_drop_reason((uint8_t)a);
+		c->st.drop[r] += drop[a];
+		res->drop[r] += drop[a];
+	}
 }
 
 uint16_t
@@ -910,14 +1239,14 @@ egw_esp_outbound_lookup(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t
 	struct rte_mbuf *byp[EGW_ESP_MAX_BURST];
 	struct rte_mbuf *drop[EGW_ESP_MAX_BURST];
 	uint16_t done, k, i, np = 0, nb = 0;
-	uint32_t ndrop = 0;
+	uint32_t ndrop[ESP_ACT_MAX] = {0};
 
 	/* pkts[0..np) protect, pkts[np..np+nb) bypass, then the unread rest */
 	for (done = 0; done < n; done += k) {
 		uint16_t cp = 0, cb = 0, cd = 0;
 
 		k = RTE_MIN(n - done, EGW_ESP_MAX_BURST);
-		esp_spd_lookup(c, EGW_ESP_DIR_OUT, pkts + done, k, act, msa);
+		esp_spd_lookup(c, EGW_ESP_DIR_OUT, pkts + done, k, act, msa, NULL);
 		for (i = 0; i < k; i++) {
 			struct rte_mbuf *m = pkts[done + i];
 
@@ -926,8 +1255,11 @@ egw_esp_outbound_lookup(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t
 				psa[cp] = msa[i];
 				prot[cp++] = m;
 				break;
-			case EGW_ESP_DISCARD: drop[cd++] = m; break;
-			default: byp[cb++] = m; break;
+			case EGW_ESP_BYPASS: byp[cb++] = m; break;
+			default:
+				ndrop[act[i]]++;
+				drop[cd++] = m;
+				break;
 			}
 		}
 		/* only a call above EGW_ESP_MAX_BURST has earlier bypass
@@ -941,9 +1273,8 @@ egw_esp_outbound_lookup(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t
 		nb += cb;
 		if (cd > 0)
 			rte_pktmbuf_free_bulk(drop, cd);
-		ndrop += cd;
 	}
-	spd_account(c, res, nb, ndrop, 0);
+	spd_account(c, res, nb, ndrop);
 	return np;
 }
 
@@ -955,33 +1286,27 @@ egw_esp_inbound_clear(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n
 	struct egw_esp_sa *msa[EGW_ESP_MAX_BURST];
 	struct rte_mbuf *drop[EGW_ESP_MAX_BURST];
 	uint16_t done, k, i, ng = 0;
-	uint32_t ndisc = 0, nclear = 0;
+	uint32_t ndrop[ESP_ACT_MAX] = {0};
 
 	for (done = 0; done < n; done += k) {
 		uint16_t cd = 0;
 
 		k = RTE_MIN(n - done, EGW_ESP_MAX_BURST);
-		esp_spd_lookup(c, EGW_ESP_DIR_IN, pkts + done, k, act, msa);
+		esp_spd_lookup(c, EGW_ESP_DIR_IN, pkts + done, k, act, msa, NULL);
 		for (i = 0; i < k; i++) {
 			struct rte_mbuf *m = pkts[done + i];
 
-			switch (act[i]) {
-			case EGW_ESP_PROTECT:
-				drop[cd++] = m;
-				nclear++;
-				break;
-			case EGW_ESP_DISCARD:
-				drop[cd++] = m;
-				ndisc++;
-				break;
-			default:
+			if (act[i] == EGW_ESP_BYPASS) {
 				pkts[ng++] = m; /* ng <= done + i */
-				break;
+				continue;
 			}
+			/* PROTECT: it should have come through its SA */
+			ndrop[act[i]]++;
+			drop[cd++] = m;
 		}
 		if (cd > 0)
 			rte_pktmbuf_free_bulk(drop, cd);
 	}
-	spd_account(c, res, ng, ndisc, nclear);
+	spd_account(c, res, ng, ndrop);
 	return ng;
 }

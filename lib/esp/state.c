@@ -35,13 +35,11 @@
 #include "esp_private.h"
 #include "esp_state.h"
 
-/* entries kept, live SAs and ones deleted (re-adding a deleted key must
- * still start above its old numbers) */
-#define STATE_MAX (4 * EGW_ESP_MAX_SA)
-#define STATE_MAGIC "edgegw-esp-state 1\n"
+#define STATE_MAX EGW_ESP_STATE_MAX
+#define STATE_MAGIC "edgegw-esp-state 2\n"
+#define STATE_MAGIC_V1 "edgegw-esp-state 1\n"
 
 struct state_ent {
-	uint32_t spi;
 	uint8_t fp[16];
 	uint64_t limit;
 };
@@ -111,9 +109,15 @@ parse(char *buf, size_t len, struct state_ent *tab, unsigned int *n, char *err, 
 	unsigned int lineno = 1;
 	uint32_t crc;
 
+	bool v1;
+
 	*n = 0;
-	if (len < sizeof(STATE_MAGIC) - 1 ||
-	    memcmp(buf, STATE_MAGIC, sizeof(STATE_MAGIC) - 1) != 0) {
+	if (len < sizeof(STATE_MAGIC) - 1) {
+		snprintf(err, errlen, "not an edgegw ESP state file (bad first line)");
+		return -EINVAL;
+	}
+	v1 = memcmp(buf, STATE_MAGIC_V1, sizeof(STATE_MAGIC_V1) - 1) == 0;
+	if (!v1 && memcmp(buf, STATE_MAGIC, sizeof(STATE_MAGIC) - 1) != 0) {
 		snprintf(err, errlen, "not an edgegw ESP state file (bad first line)");
 		return -EINVAL;
 	}
@@ -139,24 +143,41 @@ parse(char *buf, size_t len, struct state_ent *tab, unsigned int *n, char *err, 
 		char *nl = memchr(line, '\n', (size_t)(crc_line - line));
 		char fp[40];
 		struct state_ent e;
-		int used = 0;
+		uint32_t spi;
+		unsigned int i;
+		int used = 0, got;
 
 		lineno++;
 		if (nl == NULL)
 			break;
 		*nl = '\0';
-		if (sscanf(line, "sa %8" SCNx32 " %32s %" SCNu64 "%n", &e.spi, fp, &e.limit,
-			   &used) != 3 ||
-		    line[used] != '\0' || parse_fp(fp, e.fp) < 0) {
+		if (v1)
+			got = sscanf(line, "sa %8" SCNx32 " %32s %" SCNu64 "%n", &spi, fp, &e.limit,
+				     &used) == 3;
+		else
+			got = sscanf(line, "key %32s %" SCNu64 "%n", fp, &e.limit, &used) == 2;
+		if (!got || line[used] != '\0' || parse_fp(fp, e.fp) < 0) {
 			snprintf(err, errlen, "line %u does not parse", lineno);
 			return -EINVAL;
 		}
+		line = nl + 1;
+		/* version 1: one line per SPI; the key's numbering is the highest */
+		for (i = 0; i < *n; i++)
+			if (memcmp(tab[i].fp, e.fp, 16) == 0)
+				break;
+		if (i < *n) {
+			if (!v1) {
+				snprintf(err, errlen, "line %u repeats a key", lineno);
+				return -EINVAL;
+			}
+			tab[i].limit = RTE_MAX(tab[i].limit, e.limit);
+			continue;
+		}
 		if (*n >= STATE_MAX) {
-			snprintf(err, errlen, "more than %u entries", STATE_MAX);
+			snprintf(err, errlen, "more than %u keys", STATE_MAX);
 			return -EINVAL;
 		}
 		tab[(*n)++] = e;
-		line = nl + 1;
 	}
 	return 0;
 }
@@ -192,8 +213,7 @@ write_file(void)
 
 		for (j = 0; j < 16; j++)
 			snprintf(fp + 2 * j, 3, "%02x", ents[i].fp[j]);
-		len += (size_t)snprintf(wbuf + len, WBUF_LEN - len,
-					"sa %08" PRIx32 " %s %" PRIu64 "\n", ents[i].spi, fp,
+		len += (size_t)snprintf(wbuf + len, WBUF_LEN - len, "key %s %" PRIu64 "\n", fp,
 					ents[i].limit);
 	}
 	len += (size_t)snprintf(wbuf + len, WBUF_LEN - len, "crc %08" PRIx32 "\n",
@@ -229,7 +249,7 @@ write_file(void)
 }
 
 int
-esp_state_open(const char *path, char *err, size_t errlen)
+esp_state_open(const char *path, bool create, char *err, size_t errlen)
 {
 	struct state_ent *tab = NULL;
 	char *buf = NULL, *nwbuf = NULL;
@@ -252,6 +272,23 @@ esp_state_open(const char *path, char *err, size_t errlen)
 	if (fd < 0 && errno != ENOENT) {
 		rc = -errno;
 		snprintf(err, errlen, "state file %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* a lost file would restart every key's numbering at 1: only the
+	 * operator can say the file is new */
+	if (fd < 0 && !create) {
+		rc = -ENOENT;
+		snprintf(err, errlen,
+			 "state file %s does not exist: if edgegw never used it, add 'create'; "
+			 "if it was lost, every key used outbound before must be replaced",
+			 path);
+		goto fail;
+	}
+	if (fd >= 0 && create) {
+		close(fd);
+		rc = -EEXIST;
+		snprintf(err, errlen, "state file %s exists: 'create' is only for a new file",
+			 path);
 		goto fail;
 	}
 	if (fd >= 0) {
@@ -322,13 +359,19 @@ fail:
 	return rc;
 }
 
+unsigned int
+esp_state_count(void)
+{
+	return n_ents;
+}
+
 int
-esp_state_get(uint32_t spi, const uint8_t fp[16], uint64_t *limit)
+esp_state_get(const uint8_t fp[16], uint64_t *limit)
 {
 	unsigned int i;
 
 	for (i = 0; i < n_ents; i++)
-		if (ents[i].spi == spi && memcmp(ents[i].fp, fp, 16) == 0) {
+		if (memcmp(ents[i].fp, fp, 16) == 0) {
 			*limit = ents[i].limit;
 			return 0;
 		}
@@ -336,7 +379,7 @@ esp_state_get(uint32_t spi, const uint8_t fp[16], uint64_t *limit)
 }
 
 int
-esp_state_set(uint32_t spi, const uint8_t fp[16], uint64_t limit)
+esp_state_set(const uint8_t fp[16], uint64_t limit)
 {
 	struct state_ent old = {0};
 	unsigned int i;
@@ -346,15 +389,12 @@ esp_state_set(uint32_t spi, const uint8_t fp[16], uint64_t limit)
 	if (!esp_state_trusted())
 		return -EINVAL;
 	for (i = 0; i < n_ents; i++)
-		if (ents[i].spi == spi && memcmp(ents[i].fp, fp, 16) == 0)
+		if (memcmp(ents[i].fp, fp, 16) == 0)
 			break;
 	if (i == n_ents) {
-		if (n_ents == STATE_MAX) {
-			/* forget the oldest entry (the first) */
-			memmove(&ents[0], &ents[1], sizeof(ents[0]) * (n_ents - 1));
-			i = --n_ents;
-		}
-		ents[i].spi = spi;
+		/* never forget a key to make room: its numbering would restart */
+		if (n_ents == STATE_MAX)
+			return -ENOSPC;
 		memcpy(ents[i].fp, fp, 16);
 		ents[i].limit = 0;
 		n_ents++;
@@ -370,5 +410,40 @@ esp_state_set(uint32_t spi, const uint8_t fp[16], uint64_t limit)
 		else
 			ents[i] = old;
 	}
+	return rc;
+}
+
+int
+esp_state_prune(bool (*keep)(const uint8_t fp[16], void *arg), void *arg, unsigned int *dropped)
+{
+	struct state_ent *copy;
+	unsigned int i, n = 0;
+	int rc;
+
+	*dropped = 0;
+	if (!esp_state_trusted())
+		return -EINVAL;
+	copy = malloc(sizeof(*copy) * (n_ents ? n_ents : 1));
+	if (copy == NULL)
+		return -ENOMEM;
+	memcpy(copy, ents, sizeof(*copy) * n_ents);
+	for (i = 0; i < n_ents; i++)
+		if (keep(copy[i].fp, arg))
+			ents[n++] = copy[i];
+	if (n == n_ents) {
+		free(copy);
+		return 0;
+	}
+	*dropped = n_ents - n;
+	i = n_ents;
+	n_ents = n;
+	rc = write_file();
+	if (rc < 0) {
+		/* the file on disk still holds every key */
+		memcpy(ents, copy, sizeof(*copy) * i);
+		n_ents = i;
+		*dropped = 0;
+	}
+	free(copy);
 	return rc;
 }

@@ -67,10 +67,13 @@
  * A reference model written here from RFC 4303 and the API documentation
  * predicts each packet: copy of a shared, indirect or chained mbuf (an
  * unshared external buffer is written in place; esp_nomem when the pool is
- * dry), parse, SPI, SA match, lifetime, ESN inference (RFC 4303
- * A2.2), replay check before the ICV against the window as the burst found
- * it, ICV, window update in burst order, padding, next header, inner packet,
- * policy. The accepted packets, their bytes and the per-reason drop counts
+ * dry), parse (fragments: esp_fragment), SPI, SA match, lifetime, ESN
+ * inference (RFC 4303 A2.2), replay check before the ICV against the window
+ * as the burst found it, ICV, hard lifetime and window update in burst
+ * order, padding, next header, inner packet, ECN (RFC 6040 4.2: outer CE on
+ * a Not-ECT inner packet is esp_ecn), policy (an IPv6 packet whose
+ * upper-layer protocol cannot be read matches no PROTECT rule). The
+ * transport SAs' destinations are registered as local addresses. The accepted packets, their bytes and the per-reason drop counts
  * must match the prediction exactly; in particular a well-formed packet with
  * a fresh sequence number is accepted and a replayed one is not.
  *
@@ -160,7 +163,8 @@ static const struct fsa fsas[] = {
 	 0},
 	{0x1008, EGW_ESP_MODE_TUNNEL, EGW_ESP_AES128_GCM, AF_INET6, true, true, 4500, 64,
 	 UINT64_C(0x200000100), 0},
-	/* stops after 3 packets, once egw_esp_service() has seen them */
+	/* stops after exactly 3 packets (checked under the SA's lock, in any
+	 * burst); egw_esp_service() marks it expired for later bursts */
 	{0x1009, EGW_ESP_MODE_TUNNEL, EGW_ESP_AES128_GCM, AF_INET, false, false, 0, 64, 0, 3},
 	/* ESN at the end of the 64-bit space: no next subspace */
 	{0x100a, EGW_ESP_MODE_TRANSPORT, EGW_ESP_AES256_GCM, 0, true, false, 0, 128,
@@ -246,14 +250,62 @@ pol_dst(unsigned int t, uint8_t family, uint8_t *dst)
 	}
 }
 
-/* Reference policy lookup of an IP header: the SA whose PROTECT rule
- * matches first, or -1 (DISCARD, BYPASS, no rule). */
+/* RFC 8200 4: the extension headers the SPD looks through for the
+ * upper-layer protocol (hop-by-hop, routing, fragment, destination options). */
+static bool
+ref_ext(uint8_t nh)
+{
+	return nh == 0 || nh == 43 || nh == 44 || nh == 60;
+}
+
+/* The upper-layer protocol of an IPv6 packet of len bytes behind its
+ * extension headers, at most 8 of them, each within the packet; -1 when it
+ * cannot be read (the SPD then matches DISCARD rules only). */
 static int
-ref_policy(const uint8_t *ip)
+ref_upper6(const uint8_t *ip, uint32_t len)
+{
+	uint32_t off = 40, end = len, plen = (uint32_t)ip[4] << 8 | ip[5];
+	uint8_t nh = ip[6];
+	unsigned int i;
+
+	if (plen != 0 && 40 + plen < end)
+		end = 40 + plen;
+	for (i = 0; i < 8 && ref_ext(nh); i++) {
+		if (end < off + 8)
+			return -1;
+		if (nh == 44) {
+			/* a later fragment: no headers past this one */
+			bool later = ((uint32_t)ip[off + 2] << 8 | ip[off + 3]) >> 3 != 0;
+
+			nh = ip[off];
+			off += 8;
+			if (later)
+				return ref_ext(nh) ? -1 : nh;
+			continue;
+		}
+		if (end - off < (ip[off + 1] + 1u) * 8)
+			return -1;
+		nh = ip[off];
+		off += (ip[off + 1] + 1u) * 8;
+	}
+	/* lib/esp's SPD keeps 255 as its "unreadable" mark: a packet of
+	 * protocol 255 (IANA: reserved) fares as one whose protocol cannot be
+	 * read (reported: a collision, not an RFC rule) */
+	return ref_ext(nh) || nh == 255 ? -1 : nh;
+}
+
+/* Reference policy lookup of an IP packet of len bytes: the SA whose
+ * PROTECT rule matches first, or -1 (DISCARD, BYPASS, no rule: the default
+ * discards, as the direction has policies; or an IPv6 packet whose
+ * upper-layer protocol cannot be read, which matches no PROTECT rule). */
+static int
+ref_policy(const uint8_t *ip, uint32_t len)
 {
 	if ((ip[0] >> 4) == 4) {
 		const uint8_t *d = ip + 16;
 
+		if (ip[9] == 255) /* see ref_upper6() */
+			return -1;
 		if (d[0] == 10 && d[1] >= 1 && d[1] <= NSA)
 			return d[1] - 1;
 		return -1;
@@ -261,6 +313,8 @@ ref_policy(const uint8_t *ip)
 	{
 		const uint8_t *d = ip + 24;
 
+		if (ref_upper6(ip, len) < 0)
+			return -1;
 		if (d[0] == 0x20 && d[1] == 0x01 && d[2] == 0x0d && d[3] == 0xb8 && d[4] == 0 &&
 		    d[5] >= 1 && d[5] <= NSA)
 			return d[5] - 1;
@@ -362,6 +416,19 @@ setup_sas(void)
 			FUZZ_ASSERT(rc > 0, "policy %u/%u: %s", i, f, err);
 		}
 	}
+	/* transport-mode ESP ends at the packet's destination, one of the
+	 * policy prefixes' .5 addresses: edgegw's own for egw_esp_is_esp()
+	 * (tunnel SAs register their outer destination themselves) */
+	for (i = 0; i < NSA; i++)
+		for (f = 0; f < 2; f++) {
+			struct egw_esp_addr a;
+
+			memset(&a, 0, sizeof(a));
+			a.family = f ? AF_INET6 : AF_INET;
+			pol_dst(i, a.family, a.a);
+			rc = egw_esp_local_addr_add(&a);
+			FUZZ_ASSERT(rc == 0, "local address %u/%u: %d", i, f, rc);
+		}
 }
 
 int
@@ -395,7 +462,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(state_path, sizeof(state_path), "%s/state", state_dir);
 	rc = egw_esp_init(qs);
 	FUZZ_ASSERT(rc == 0, "egw_esp_init: %d", rc);
-	rc = egw_esp_state_file(state_path, err, sizeof(err));
+	rc = egw_esp_state_file(state_path, true, err, sizeof(err));
 	FUZZ_ASSERT(rc == 0, "state file: %s", err);
 	ctx = egw_esp_ctx_create(0, pool);
 	FUZZ_ASSERT(ctx != NULL, "egw_esp_ctx_create: %s", rte_strerror(rte_errno));
@@ -843,6 +910,63 @@ same_verdict(const char *what)
 			    "%s: output differs from the one-mbuf output", what);
 }
 
+/*
+ * Does the frame's ethertype name its IP version? egw_esp_is_esp() takes
+ * only such frames, and egw_esp_inbound_burst() drops the others
+ * (esp_not_ip), so an accepted frame always agrees.
+ */
+static bool
+et_agrees(const uint8_t *f, uint32_t len, uint8_t l2)
+{
+	uint16_t et;
+
+	if (l2 < 2 || len <= l2)
+		return false;
+	et = get16(f + l2 - 2);
+	return (et == 0x0800 && (f[l2] >> 4) == 4) || (et == 0x86dd && (f[l2] >> 4) == 6);
+}
+
+/*
+ * Is the frame's outer destination one the harness registered as local (a
+ * tunnel destination, or a transport SA's .5 address)? egw_esp_inbound_burst()
+ * does not check the destination of transport-mode ESP (egw_esp_is_esp() is
+ * the gate: ESP to another address is transit), so a mutated destination can
+ * decrypt there while egw_esp_is_esp() rightly calls it transit.
+ */
+static bool
+ref_local(const uint8_t *f, uint32_t len, uint8_t l2)
+{
+	const uint8_t *ip = f + l2;
+	uint8_t a[16];
+	unsigned int t;
+
+	if ((ip[0] >> 4) == 4 && len >= (uint32_t)l2 + 20) {
+		if (memcmp(ip + 16, tun_dst4, 4) == 0)
+			return true;
+		for (t = 0; t < NSA; t++) {
+			pol_dst(t, AF_INET, a);
+			if (memcmp(ip + 16, a, 4) == 0)
+				return true;
+		}
+	} else if ((ip[0] >> 4) == 6 && len >= (uint32_t)l2 + 40) {
+		if (memcmp(ip + 24, tun_dst6, 16) == 0)
+			return true;
+		for (t = 0; t < NSA; t++) {
+			pol_dst(t, AF_INET6, a);
+			if (memcmp(ip + 24, a, 16) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Must egw_esp_is_esp() take a frame egw_esp_inbound_burst() accepted? */
+static bool
+must_be_esp(const uint8_t *f, uint32_t len, uint8_t l2)
+{
+	return et_agrees(f, len, l2) && ref_local(f, len, l2);
+}
+
 static void
 raw_mode(struct in *in, uint8_t b0)
 {
@@ -888,7 +1012,8 @@ raw_mode(struct in *in, uint8_t b0)
 	if (bu.k == 1) {
 		va.len = bu.pkts[0]->pkt_len;
 		memcpy(va.out, rte_pktmbuf_mtod(bu.pkts[0], uint8_t *), va.len);
-		FUZZ_ASSERT(esp0, "accepted a frame egw_esp_is_esp() calls not ESP");
+		FUZZ_ASSERT(esp0 || !must_be_esp(fr[0], flen[0], l2),
+			    "accepted a frame egw_esp_is_esp() calls not ESP");
 	}
 	release();
 
@@ -963,7 +1088,8 @@ raw_mode(struct in *in, uint8_t b0)
 		uint16_t t = bu.pkts[i]->port;
 		uint32_t spi, seq;
 
-		FUZZ_ASSERT(fesp[t], "accepted frame %u that egw_esp_is_esp() calls not ESP", t);
+		FUZZ_ASSERT(fesp[t] || !must_be_esp(fr[src[t]], flen[src[t]], l2),
+			    "accepted frame %u that egw_esp_is_esp() calls not ESP", t);
 		if (t == 0)
 			FUZZ_ASSERT(bu.pkts[i]->pkt_len == va.len &&
 					    memcmp(rte_pktmbuf_mtod(bu.pkts[i], uint8_t *), va.out,
@@ -1188,6 +1314,29 @@ ref_decap(struct sealed *p, const struct fsa *s, unsigned int si, const uint8_t 
 			return EGW_ESP_DROP_BAD_NEXT_HEADER;
 		memcpy(p->out + l2, pt, len);
 		p->out_len = l2 + len;
+		/* RFC 6040 4.2: the outer ECN field (its codepoints: 0 Not-ECT,
+		 * 1 ECT(1), 2 ECT(0), 3 CE) into the inner one */
+		{
+			const uint8_t *oip = p->frame + l2;
+			uint8_t *iip = p->out + l2;
+			bool o4 = (oip[0] >> 4) == 4, i4 = (pt[0] >> 4) == 4;
+			uint8_t o = o4 ? oip[1] & 3 : (oip[1] >> 4) & 3;
+			uint8_t e = i4 ? pt[1] & 3 : (pt[1] >> 4) & 3, ne = e;
+
+			if (o == 3 && e == 0)
+				return EGW_ESP_DROP_ECN;
+			if (o == 3)
+				ne = 3;
+			else if (o == 1 && e == 2)
+				ne = 1;
+			if (ne != e && i4) {
+				iip[1] = (uint8_t)((iip[1] & ~3) | ne);
+				put16(iip + 10, 0);
+				put16(iip + 10, ip4_cksum(iip, (iip[0] & 0xfu) * 4));
+			} else if (ne != e) {
+				iip[1] = (uint8_t)((iip[1] & ~0x30) | ne << 4);
+			}
+		}
 	} else {
 		uint8_t *ip = p->out + l2;
 
@@ -1203,7 +1352,7 @@ ref_decap(struct sealed *p, const struct fsa *s, unsigned int si, const uint8_t 
 		memcpy(ip + hdr_len, pt, plen);
 		p->out_len = l2 + hdr_len + plen;
 	}
-	pol = ref_policy(p->out + l2);
+	pol = ref_policy(p->out + l2, p->out_len - l2);
 	return pol == (int)si ? NONE : EGW_ESP_DROP_POLICY_MISMATCH;
 }
 
@@ -1221,7 +1370,7 @@ build_sealed(struct in *in, struct sealed *p)
 	uint32_t hdr_len, nh_off, off, esp_len, ip_len, ethpad, clen, lo, i;
 	enum tweak t;
 	uint8_t family, *nhp;
-	bool natt, icv_ok = true, trunc = false;
+	bool natt, icv_ok = true, trunc = false, frag = false;
 	int32_t esp_len2;
 
 	switch (f1 & 3) {
@@ -1399,7 +1548,7 @@ build_sealed(struct in *in, struct sealed *p)
 	case TW_FRAG:
 		if (family == AF_INET)
 			put16(ip + 6, get16(ip + 6) | ((tw & 1) ? 0x2000 : (1u + tw)));
-		trunc = true;
+		frag = true;
 		break;
 	case TW_IP_LONG: {
 		uint32_t d = 1 + tw % 64;
@@ -1467,6 +1616,11 @@ build_sealed(struct in *in, struct sealed *p)
 		if (p->form != FORM_EXT_SHARED)
 			copies_left--;
 	}
+	/* a fragment is known before the ESP length is looked at */
+	if (frag) {
+		p->expect = EGW_ESP_DROP_FRAGMENT;
+		return;
+	}
 	if (trunc) {
 		p->expect = EGW_ESP_DROP_TRUNCATED;
 		return;
@@ -1507,6 +1661,12 @@ build_sealed(struct in *in, struct sealed *p)
 	}
 	if (!icv_ok || inferred != seq) {
 		p->expect = EGW_ESP_DROP_BAD_ICV;
+		return;
+	}
+	/* the hard lifetime, under the SA's lock before the window update:
+	 * exact to the packet, in whichever burst */
+	if (s->life != 0 && mdl[si].n >= s->life) {
+		p->expect = EGW_ESP_DROP_LIFETIME;
 		return;
 	}
 	r = ref_replay(&mdl[si], mdl[si].top, mdl[si].n, seq);

@@ -4,7 +4,14 @@
  * library's AEAD job code, outbound -> inbound round trips over the whole
  * mode/family/AEAD/ESN/NAT-T matrix, every inbound rejection with its
  * counter, sequence-number limits and the state file across a restart, and
- * IV uniqueness with two lcores sharing one SA.
+ * IV uniqueness with two lcores sharing one SA. Each loopback pair's inbound
+ * SA has a key of its own (one key, one SA): esp_peer.h verifies every
+ * outbound frame with the outbound key and seals it again for the inbound SA.
+ * Then: a key in use refused in either direction and continued above its
+ * persisted numbers under a new SPI (also after a restart); the state file's
+ * create flag, version 1 files, the full table and pruning; a new SA's first
+ * block; RFC 6040 ECN decapsulation; ESP to local addresses vs transit ESP
+ * and ESP fragments; the inbound hard lifetimes to the byte and the packet.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +21,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ether.h>
+#include <rte_hash_crc.h>
 #include <rte_ip.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -28,6 +37,7 @@
 #include "check.h"
 #include "egw_esp.h"
 #include "esp_crypto.h"
+#include "esp_peer.h"
 #include "esp_private.h"
 #include "esp_vectors.h"
 
@@ -45,6 +55,9 @@ static struct rte_rcu_qsbr *qs;
 static struct egw_esp_ctx *ctx;
 static char state_dir[64];
 static char err[256];
+/* the far end of every loopback SA pair: outbound frames re-sealed for the
+ * inbound SA, which has a key of its own */
+static struct esp_peers peers;
 
 /* ---- frames ------------------------------------------------------------ */
 
@@ -179,6 +192,8 @@ struct t_sa {
 	bool natt;
 	uint64_t seq;
 	uint32_t window;
+	struct egw_esp_life in_life_packets; /* inbound SA's lifetimes */
+	struct egw_esp_life in_life_bytes;
 };
 
 /* Each SA pair gets a key of its own: the state file rightly continues an
@@ -215,23 +230,36 @@ addr(struct egw_esp_addr *x, uint8_t family, uint8_t last)
 	}
 }
 
-/* Outbound and inbound SA with one SPI and key (a loopback pair), each
- * with a catch-all PROTECT policy for both families. */
+/* Outbound and inbound SA with one SPI (a loopback pair), each with a
+ * catch-all PROTECT policy for both families. The inbound SA has a key of
+ * its own (one key, one SA): encrypt() re-seals the outbound SA's frames
+ * for it. */
 static int
 sa_pair(uint32_t spi, const struct t_sa *t)
 {
 	struct egw_esp_sa_conf c;
 	struct egw_esp_policy p;
+	uint8_t out_key[EGW_ESP_KEY_MAX], in_key[EGW_ESP_KEY_MAX];
 	int d, f, rc;
 
 	key_gen++;
+	key_for(t->aead, out_key);
+	esp_peer_in_key(t->aead, out_key, in_key);
+	if (esp_peer_add(&peers, spi, t->aead, t->esn, out_key, in_key) < 0) {
+		printf("peer table full\n");
+		return -ENOSPC;
+	}
 	for (d = 0; d < 2; d++) {
 		memset(&c, 0, sizeof(c));
 		c.spi = spi;
 		c.dir = d;
 		c.mode = t->mode;
 		c.aead = t->aead;
-		key_for(t->aead, c.key);
+		memcpy(c.key, d == EGW_ESP_DIR_OUT ? out_key : in_key, sizeof(c.key));
+		if (d == EGW_ESP_DIR_IN) {
+			c.life_packets = t->in_life_packets;
+			c.life_bytes = t->in_life_bytes;
+		}
 		c.key_len = (uint8_t)egw_esp_aead_key_len(t->aead);
 		c.esn = t->esn;
 		c.natt = t->natt;
@@ -343,6 +371,15 @@ encrypt(struct rte_mbuf **in, uint16_t n, struct rte_mbuf **out, uint16_t cap,
 	if (total > cap) {
 		rte_pktmbuf_free_bulk(&tmp[cap], total - cap);
 		total = cap;
+	}
+	/* the far end: each frame verified with the outbound key, sealed again
+	 * for the inbound SA */
+	for (done = 0; done < total; done++) {
+		int rc = esp_peer_reseal(&peers, tmp[done]);
+
+		CHECK(rc == 0,
+		      "ESP frame %u of %u verifies with the outbound key and re-seals (%d)", done,
+		      total, rc);
 	}
 	memcpy(out, tmp, sizeof(tmp[0]) * total);
 	return total;
@@ -785,7 +822,8 @@ test_trailer(void)
 	clear_all();
 	if (sa_pair(0x3000, &t) < 0)
 		return;
-	key_for(EGW_ESP_AES128_GCM, key);
+	/* the inbound SA's key: the one sa_pair() derived for it */
+	memcpy(key, esp_peer_find(&peers, 0x3000)->in_key, sizeof(key));
 	for (variant = 0; variant < 4; variant++) {
 		struct egw_esp_sa *sa = esp_sa_find(0x3000, EGW_ESP_DIR_IN);
 		struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 9};
@@ -867,8 +905,13 @@ test_big_burst(void)
 			struct egw_esp_policy pol;
 
 			/* a second SA for 10.0.1.2/32 in both directions */
+			uint8_t out_key[EGW_ESP_KEY_MAX], in_key[EGW_ESP_KEY_MAX];
+
 			t.aead = EGW_ESP_CHACHA20_POLY1305;
 			key_gen++;
+			key_for(t.aead, out_key);
+			esp_peer_in_key(t.aead, out_key, in_key);
+			esp_peer_add(&peers, 0x7001, t.aead, false, out_key, in_key);
 			for (i = 0; i < 2; i++) {
 				struct egw_esp_sa_conf c;
 
@@ -877,7 +920,8 @@ test_big_burst(void)
 				c.dir = i;
 				c.mode = EGW_ESP_MODE_TUNNEL;
 				c.aead = t.aead;
-				key_for(t.aead, c.key);
+				memcpy(c.key, i == EGW_ESP_DIR_OUT ? out_key : in_key,
+				       sizeof(c.key));
 				c.key_len = (uint8_t)egw_esp_aead_key_len(t.aead);
 				addr(&c.tun_src, AF_INET, 1);
 				addr(&c.tun_dst, AF_INET, 2);
@@ -1036,7 +1080,7 @@ test_state_file(void)
 
 	snprintf(path, sizeof(path), "%s/state2", state_dir);
 	clear_all();
-	rc = egw_esp_state_file(path, err, sizeof(err));
+	rc = egw_esp_state_file(path, true, err, sizeof(err));
 	CHECK(rc == 0, "fresh state file: %s", err);
 	if (sa_pair(0x5000, &t) < 0)
 		return;
@@ -1052,7 +1096,7 @@ test_state_file(void)
 	egw_esp_fini();
 	rc = egw_esp_init(qs);
 	CHECK(rc == 0, "re-init");
-	rc = egw_esp_state_file(path, err, sizeof(err));
+	rc = egw_esp_state_file(path, false, err, sizeof(err));
 	CHECK(rc == 0, "state file reloads: %s", err);
 	key_gen--; /* the same key as before the restart */
 	if (sa_pair(0x5000, &t) < 0)
@@ -1072,7 +1116,7 @@ test_state_file(void)
 
 	/* state file changes are refused while outbound SAs exist */
 	if (sa_pair(0x5001, &t) == 0) {
-		rc = egw_esp_state_file(path, err, sizeof(err));
+		rc = egw_esp_state_file(path, false, err, sizeof(err));
 		CHECK(rc == -EBUSY, "state file change with outbound SAs: EBUSY");
 	}
 	clear_all();
@@ -1085,7 +1129,7 @@ test_state_file(void)
 		      f);
 		fclose(f);
 	}
-	rc = egw_esp_state_file(bad, err, sizeof(err));
+	rc = egw_esp_state_file(bad, false, err, sizeof(err));
 	CHECK(rc == -EINVAL, "corrupt state file refused: %s", err);
 	{
 		struct egw_esp_sa_conf c;
@@ -1104,8 +1148,742 @@ test_state_file(void)
 		egw_esp_sa_del(0x5002, EGW_ESP_DIR_IN, err, sizeof(err));
 	}
 	snprintf(path, sizeof(path), "%s/state", state_dir);
-	rc = egw_esp_state_file(path, err, sizeof(err));
-	CHECK(rc == 0, "back to a good state file");
+	rc = egw_esp_state_file(path, false, err, sizeof(err));
+	CHECK(rc == 0, "back to a good state file: %s", err);
+}
+
+/* ---- one key, one SA; the state file per key ----------------------------- */
+
+#define SEQ_BLOCK_NEW (UINT64_C(1) << 18) /* numbers a new SA reserves (sa.c) */
+
+/* A key of the tests' own, tag apart from every other (key_for() varies
+ * bytes 0-1, these vary byte 5). */
+static void
+fixed_key(uint8_t tag, uint8_t *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < EGW_ESP_KEY_MAX; i++)
+		k[i] = (uint8_t)(0xc0 ^ (i * 11));
+	k[5] ^= tag;
+}
+
+/* A transport-mode AES-128-GCM SA of one direction with key k. */
+static int
+one_sa(uint32_t spi, enum egw_esp_dir dir, const uint8_t *k, uint64_t seq_start)
+{
+	struct egw_esp_sa_conf c;
+
+	memset(&c, 0, sizeof(c));
+	c.spi = spi;
+	c.dir = dir;
+	c.mode = EGW_ESP_MODE_TRANSPORT;
+	c.aead = EGW_ESP_AES128_GCM;
+	c.key_len = (uint8_t)egw_esp_aead_key_len(c.aead);
+	memcpy(c.key, k, c.key_len);
+	c.seq_start = seq_start;
+	err[0] = '\0';
+	return egw_esp_sa_add(&c, err, sizeof(err));
+}
+
+static uint64_t
+sa_seq(uint32_t spi, uint64_t *limit)
+{
+	struct egw_esp_sa_info info;
+
+	memset(&info, 0, sizeof(info));
+	if (egw_esp_sa_info(spi, EGW_ESP_DIR_OUT, &info) != 0)
+		return 0;
+	if (limit != NULL)
+		*limit = info.seq_limit;
+	return info.seq;
+}
+
+/* What a state file holds, read back independently of the library. */
+struct t_state {
+	int version;    /* 1, 2, or 0: no magic line */
+	bool crc_ok;    /* "crc <8 hex>" = rte_hash_crc(everything before, seed 0) */
+	unsigned int n; /* key (or v1: sa) lines */
+	char fp[33];    /* fingerprint of the first line, or of the line asked for */
+	uint64_t limit; /* its limit */
+	bool found;
+};
+
+static void
+state_read(const char *path, const char *want_fp, struct t_state *st)
+{
+	static char buf[4 << 20];
+	char *line, *crc_line;
+	size_t len;
+	FILE *f = fopen(path, "r");
+
+	memset(st, 0, sizeof(*st));
+	if (f == NULL)
+		return;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	if (strncmp(buf, "edgegw-esp-state 2\n", 19) == 0)
+		st->version = 2;
+	else if (strncmp(buf, "edgegw-esp-state 1\n", 19) == 0)
+		st->version = 1;
+	crc_line = strstr(buf, "\ncrc ");
+	if (crc_line != NULL) {
+		uint32_t crc = (uint32_t)strtoul(crc_line + 5, NULL, 16);
+
+		crc_line++;
+		st->crc_ok = rte_hash_crc(buf, (uint32_t)(crc_line - buf), 0) == crc &&
+			     strlen(crc_line) == sizeof("crc 01234567\n") - 1;
+	}
+	for (line = strchr(buf, '\n'); line != NULL && line[1] != '\0'; line = strchr(line, '\n')) {
+		char fp[33];
+		uint64_t lim;
+		unsigned int spi;
+
+		line++;
+		if ((st->version == 2 && sscanf(line, "key %32s %" SCNu64, fp, &lim) == 2) ||
+		    (st->version == 1 &&
+		     sscanf(line, "sa %x %32s %" SCNu64, &spi, fp, &lim) == 3)) {
+			if ((want_fp == NULL && st->n == 0) ||
+			    (want_fp != NULL && strcmp(fp, want_fp) == 0)) {
+				memcpy(st->fp, fp, sizeof(st->fp));
+				st->limit = lim;
+				st->found = true;
+			}
+			st->n++;
+		}
+	}
+}
+
+/* Write a state file: the lines as given, then a correct CRC. */
+static int
+state_write(const char *path, const char *body)
+{
+	static char buf[4 << 20];
+	size_t len = strlen(body);
+	FILE *f;
+
+	if (len + 16 > sizeof(buf))
+		return -1;
+	memcpy(buf, body, len);
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len, "crc %08x\n",
+				(unsigned int)rte_hash_crc(buf, (uint32_t)len, 0));
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -1;
+	if (fwrite(buf, 1, len, f) != len) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+static int
+use_state(const char *name, bool create)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, name);
+	err[0] = '\0';
+	return egw_esp_state_file(path, create, err, sizeof(err));
+}
+
+/*
+ * One key, one sequence of nonces: a key (+ salt) in use by a live SA is
+ * refused for any other SA of either direction; once its SA is gone, the
+ * key under a new SPI continues above the numbers persisted for it, also
+ * across a restart that reloads the state file.
+ */
+static void
+test_key_reuse(void)
+{
+	uint8_t k1[EGW_ESP_KEY_MAX], k2[EGW_ESP_KEY_MAX], k1s[EGW_ESP_KEY_MAX];
+	uint64_t lim_a, lim_b, lim;
+	int rc;
+
+	clear_all();
+	CHECK(use_state("reuse", true) == 0, "fresh state file for the key tests: %s", err);
+	fixed_key(1, k1);
+	fixed_key(2, k2);
+	CHECK(one_sa(0x9000, EGW_ESP_DIR_OUT, k1, 0) == 0, "outbound SA 0x9000: %s", err);
+	CHECK(sa_seq(0x9000, &lim_a) == 1 && lim_a == 1 + SEQ_BLOCK_NEW,
+	      "0x9000 starts at 1, limit 1 + 2^18 (%" PRIu64 ")", lim_a);
+
+	rc = one_sa(0x9001, EGW_ESP_DIR_OUT, k1, 0);
+	CHECK(rc == -EADDRINUSE && strstr(err, "0x9000") != NULL,
+	      "second outbound SA with a live outbound SA's key refused (%d: %s)", rc, err);
+	rc = one_sa(0x9002, EGW_ESP_DIR_IN, k1, 0);
+	CHECK(rc == -EADDRINUSE && strstr(err, "outbound SA 0x9000") != NULL,
+	      "inbound SA with a live outbound SA's key refused (%d: %s)", rc, err);
+	rc = one_sa(0x9000, EGW_ESP_DIR_IN, k1, 0);
+	CHECK(rc == -EADDRINUSE, "inbound SA, same SPI, same key refused (%d: %s)", rc, err);
+	CHECK(egw_esp_sa_count(EGW_ESP_DIR_OUT) == 1 && egw_esp_sa_count(EGW_ESP_DIR_IN) == 0,
+	      "refusals change nothing (%u out, %u in)", egw_esp_sa_count(EGW_ESP_DIR_OUT),
+	      egw_esp_sa_count(EGW_ESP_DIR_IN));
+
+	CHECK(one_sa(0x9003, EGW_ESP_DIR_IN, k2, 0) == 0, "inbound SA 0x9003: %s", err);
+	rc = one_sa(0x9004, EGW_ESP_DIR_OUT, k2, 0);
+	CHECK(rc == -EADDRINUSE && strstr(err, "inbound SA 0x9003") != NULL,
+	      "outbound SA with a live inbound SA's key refused (%d: %s)", rc, err);
+	rc = one_sa(0x9005, EGW_ESP_DIR_IN, k2, 0);
+	CHECK(rc == -EADDRINUSE, "second inbound SA with the key refused (%d: %s)", rc, err);
+	CHECK(egw_esp_state_keys() == 1, "refused outbound SA left no key in the state file (%u)",
+	      egw_esp_state_keys());
+	/* the salt is part of the nonce: the same key with another salt is
+	 * another sequence of nonces */
+	memcpy(k1s, k1, sizeof(k1s));
+	k1s[19] ^= 1;
+	CHECK(one_sa(0x9006, EGW_ESP_DIR_OUT, k1s, 0) == 0, "same key, another salt: accepted (%s)",
+	      err);
+	egw_esp_sa_del(0x9006, EGW_ESP_DIR_OUT, err, sizeof(err));
+
+	/* the first SA goes: its key is free, under any SPI, above its numbers */
+	CHECK(egw_esp_sa_del(0x9000, EGW_ESP_DIR_OUT, err, sizeof(err)) == 0, "delete 0x9000");
+	CHECK(one_sa(0x9010, EGW_ESP_DIR_OUT, k1, 0) == 0, "key of 0x9000 under SPI 0x9010: %s",
+	      err);
+	CHECK(sa_seq(0x9010, &lim_b) == lim_a + 1 && lim_b == lim_a + 1 + SEQ_BLOCK_NEW,
+	      "SPI 0x9010 continues above 0x9000's limit %" PRIu64 " (seq %" PRIu64
+	      ", limit %" PRIu64 ")",
+	      lim_a, sa_seq(0x9010, NULL), lim_b);
+	rc = one_sa(0x9011, EGW_ESP_DIR_IN, k1, 0);
+	CHECK(rc == -EADDRINUSE, "the key is taken again (inbound refused: %d)", rc);
+	/* the inbound SA goes: its key may now be used outbound */
+	CHECK(egw_esp_sa_del(0x9003, EGW_ESP_DIR_IN, err, sizeof(err)) == 0, "delete 0x9003");
+	CHECK(one_sa(0x9004, EGW_ESP_DIR_OUT, k2, 0) == 0 && sa_seq(0x9004, NULL) == 1,
+	      "inbound SA's key outbound once it is gone: %s", err);
+
+	/* restart: everything goes, the file stays; the key comes back under
+	 * yet another SPI */
+	clear_all();
+	egw_esp_fini();
+	CHECK(egw_esp_init(qs) == 0, "re-init");
+	CHECK(use_state("reuse", false) == 0, "state file reloads: %s", err);
+	CHECK(egw_esp_state_keys() == 3,
+	      "three keys (k1, k1 with another salt, k2) in the "
+	      "reloaded file (%u)",
+	      egw_esp_state_keys());
+	CHECK(one_sa(0x9020, EGW_ESP_DIR_OUT, k1, 0) == 0, "key after restart, SPI 0x9020: %s",
+	      err);
+	CHECK(sa_seq(0x9020, &lim) == lim_b + 1 && lim == lim_b + 1 + SEQ_BLOCK_NEW,
+	      "after the restart SPI 0x9020 starts above %" PRIu64 " (seq %" PRIu64 ")", lim_b,
+	      sa_seq(0x9020, NULL));
+	clear_all();
+	CHECK(use_state("state", false) == 0, "back to the main state file: %s", err);
+}
+
+/* The state file: create or load, version 1 files, the full table. */
+static void
+test_state_versions(void)
+{
+	uint8_t k3[EGW_ESP_KEY_MAX], k4[EGW_ESP_KEY_MAX], k5[EGW_ESP_KEY_MAX];
+	char path[128], main_path[128], fp3[33], *body;
+	struct t_state st;
+	uint64_t lim;
+	unsigned int i;
+	size_t blen = 0, bcap = (size_t)(EGW_ESP_STATE_MAX + 2) * 64;
+	int rc;
+
+	clear_all();
+	snprintf(main_path, sizeof(main_path), "%s/state", state_dir);
+	fixed_key(3, k3);
+	fixed_key(4, k4);
+	fixed_key(5, k5);
+
+	/* a missing file is an error unless the operator says it is new */
+	snprintf(path, sizeof(path), "%s/missing", state_dir);
+	rc = egw_esp_state_file(path, false, err, sizeof(err));
+	CHECK(rc == -ENOENT && strstr(err, "does not exist") != NULL,
+	      "missing state file without create refused (%d: %s)", rc, err);
+	CHECK(access(path, F_OK) != 0, "and not created");
+	CHECK(egw_esp_state_path() != NULL && strcmp(egw_esp_state_path(), main_path) == 0 &&
+		      one_sa(0x9100, EGW_ESP_DIR_OUT, k3, 0) == 0,
+	      "the refusal leaves the state file in use (%s, %s)",
+	      egw_esp_state_path() ? egw_esp_state_path() : "none", err);
+	clear_all();
+	rc = egw_esp_state_file(main_path, true, err, sizeof(err));
+	CHECK(rc == -EEXIST && strstr(err, "exists") != NULL,
+	      "create on an existing file refused (%d: %s)", rc, err);
+	CHECK(egw_esp_state_path() != NULL && strcmp(egw_esp_state_path(), main_path) == 0 &&
+		      one_sa(0x9100, EGW_ESP_DIR_OUT, k3, 0) == 0,
+	      "that refusal too leaves the state file in use (%s)", err);
+	clear_all();
+	CHECK(use_state("state", false) == 0, "main file loads: %s", err);
+
+	/* (c) a new SA's first persisted limit: start + 2^18, on disk */
+	CHECK(use_state("v2a", true) == 0, "fresh file: %s", err);
+	CHECK(one_sa(0x9100, EGW_ESP_DIR_OUT, k3, 0) == 0, "SA 0x9100: %s", err);
+	snprintf(path, sizeof(path), "%s/v2a", state_dir);
+	state_read(path, NULL, &st);
+	CHECK(st.version == 2 && st.crc_ok && st.n == 1 && st.limit == 1 + SEQ_BLOCK_NEW &&
+		      sa_seq(0x9100, &lim) == 1 && lim == st.limit,
+	      "new SA: first limit 1 + 2^18 persisted (v%d, crc %d, %u keys, %" PRIu64 ")",
+	      st.version, st.crc_ok, st.n, st.limit);
+	memcpy(fp3, st.fp, sizeof(fp3));
+	CHECK(one_sa(0x9101, EGW_ESP_DIR_OUT, k4, 1000) == 0 && sa_seq(0x9101, &lim) == 1000 &&
+		      lim == 1000 + SEQ_BLOCK_NEW,
+	      "seq_start 1000: limit 1000 + 2^18 (%" PRIu64 ")", lim);
+	state_read(path, NULL, &st);
+	CHECK(st.n == 2, "two keys on disk (%u)", st.n);
+	clear_all();
+
+	/* a version 1 file: one line per SPI; two lines of one key load as the
+	 * key with the higher limit */
+	snprintf(path, sizeof(path), "%s/v1", state_dir);
+	body = malloc(bcap);
+	if (body == NULL) {
+		CHECK(0, "malloc");
+		return;
+	}
+	snprintf(body, bcap,
+		 "edgegw-esp-state 1\nsa 00009100 %s 70000\nsa 00009177 %s 5000\n"
+		 "sa 00009178 0123456789abcdef0123456789abcdef 9\n",
+		 fp3, fp3);
+	CHECK(state_write(path, body) == 0, "write v1 file");
+	CHECK(egw_esp_state_file(path, false, err, sizeof(err)) == 0, "v1 file loads: %s", err);
+	CHECK(egw_esp_state_keys() == 2, "v1: 3 lines, 2 keys (%u)", egw_esp_state_keys());
+	CHECK(one_sa(0x9200, EGW_ESP_DIR_OUT, k3, 0) == 0, "key of the v1 lines, SPI 0x9200: %s",
+	      err);
+	CHECK(sa_seq(0x9200, &lim) == 70001 && lim == 70001 + SEQ_BLOCK_NEW,
+	      "continues above the higher v1 limit 70000 (seq %" PRIu64 ")", sa_seq(0x9200, NULL));
+	state_read(path, fp3, &st);
+	CHECK(st.version == 2 && st.crc_ok && st.n == 2 && st.found && st.limit == lim,
+	      "rewritten as version 2 (v%d, crc %d, %u keys, limit %" PRIu64 ")", st.version,
+	      st.crc_ok, st.n, st.limit);
+	state_read(path, "0123456789abcdef0123456789abcdef", &st);
+	CHECK(st.found && st.limit == 9, "the other v1 key kept with its limit (%" PRIu64 ")",
+	      st.limit);
+	clear_all();
+
+	/* a full table: EGW_ESP_STATE_MAX keys, one of them k3's */
+	blen = (size_t)snprintf(body, bcap, "edgegw-esp-state 2\nkey %s 100\n", fp3);
+	for (i = 1; i < EGW_ESP_STATE_MAX; i++)
+		blen += (size_t)snprintf(body + blen, bcap - blen, "key %08x%024x %u\n",
+					 0xfeed0000u + i, i, i);
+	snprintf(path, sizeof(path), "%s/full", state_dir);
+	CHECK(state_write(path, body) == 0, "write a full file");
+	CHECK(egw_esp_state_file(path, false, err, sizeof(err)) == 0 &&
+		      egw_esp_state_keys() == EGW_ESP_STATE_MAX,
+	      "full file loads: %u keys (%s)", egw_esp_state_keys(), err);
+	rc = one_sa(0x9300, EGW_ESP_DIR_OUT, k4, 0);
+	CHECK(rc == -ENOSPC && strstr(err, "32768") != NULL,
+	      "a new key on a full table refused (%d: %s)", rc, err);
+	CHECK(egw_esp_sa_count(EGW_ESP_DIR_OUT) == 0 && egw_esp_state_keys() == EGW_ESP_STATE_MAX,
+	      "nothing added, nothing forgotten (%u keys)", egw_esp_state_keys());
+	state_read(path, fp3, &st);
+	CHECK(st.n == EGW_ESP_STATE_MAX && st.found && st.limit == 100,
+	      "the file keeps every key (%u)", st.n);
+	CHECK(one_sa(0x9301, EGW_ESP_DIR_OUT, k3, 0) == 0 && sa_seq(0x9301, NULL) == 101,
+	      "a key the full file holds is fine, above its limit (%s)", err);
+	CHECK(one_sa(0x9302, EGW_ESP_DIR_IN, k5, 0) == 0, "inbound SAs need no room: %s", err);
+	rc = egw_esp_state_prune(err, sizeof(err));
+	CHECK(rc == EGW_ESP_STATE_MAX - 1 && egw_esp_state_keys() == 1,
+	      "prune drops the keys no SA uses (%d, %u left: %s)", rc, egw_esp_state_keys(), err);
+	state_read(path, fp3, &st);
+	CHECK(st.version == 2 && st.crc_ok && st.n == 1 && st.found,
+	      "pruned file: the live key alone (%u keys)", st.n);
+	CHECK(one_sa(0x9300, EGW_ESP_DIR_OUT, k4, 0) == 0 && egw_esp_state_keys() == 2,
+	      "room again for a new key (%s)", err);
+	clear_all();
+
+	/* more than EGW_ESP_STATE_MAX keys: corrupt, refused */
+	blen = (size_t)snprintf(body, bcap, "edgegw-esp-state 2\n");
+	for (i = 0; i <= EGW_ESP_STATE_MAX; i++)
+		blen += (size_t)snprintf(body + blen, bcap - blen, "key %08x%024x %u\n",
+					 0xbeef0000u + i, i, i);
+	snprintf(path, sizeof(path), "%s/overfull", state_dir);
+	CHECK(state_write(path, body) == 0, "write an over-full file");
+	rc = egw_esp_state_file(path, false, err, sizeof(err));
+	CHECK(rc == -EINVAL, "file of %u keys refused (%d: %s)", EGW_ESP_STATE_MAX + 1, rc, err);
+	free(body);
+	CHECK(use_state("state", false) == 0, "back to the main state file: %s", err);
+}
+
+/* ---- ECN on decapsulation (RFC 6040 4.2) ---------------------------------- */
+
+#define ECN_DROP 0xff
+
+static void
+set_ecn(uint8_t *ip, uint8_t ecn)
+{
+	if ((ip[0] >> 4) == 4) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+		h->type_of_service = (uint8_t)((h->type_of_service & ~3) | ecn);
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	} else {
+		ip[1] = (uint8_t)((ip[1] & ~0x30) | ecn << 4);
+	}
+}
+
+static void
+test_ecn(void)
+{
+	/* RFC 6040 figure 4: rows the inner field, columns the outer one
+	 * (Not-ECT 0, ECT(1) 1, ECT(0) 2, CE 3) */
+	static const uint8_t decap[4][4] = {
+		/* inner Not-ECT */ {0, 0, 0, ECN_DROP},
+		/* inner ECT(1) */ {1, 1, 1, 3},
+		/* inner ECT(0) */ {2, 1, 2, 3},
+		/* inner CE */ {3, 3, 3, 3},
+	};
+	static const char *const names[4] = {"Not-ECT", "ECT(1)", "ECT(0)", "CE"};
+	static uint8_t frame[512], want[512], got[512];
+	unsigned int outer, inner, o, i;
+	char what[128];
+
+	for (outer = 0; outer < 2; outer++)
+		for (inner = 0; inner < 2; inner++) {
+			struct t_sa t = {.aead = EGW_ESP_AES128_GCM,
+					 .mode = EGW_ESP_MODE_TUNNEL,
+					 .outer = outer ? AF_INET6 : AF_INET};
+			struct t_pkt p = {.family = inner ? AF_INET6 : AF_INET,
+					  .proto = IPPROTO_UDP,
+					  .plen = 40};
+
+			clear_all();
+			if (sa_pair(0xa000, &t) < 0) {
+				CHECK(0, "ECN SA set-up");
+				return;
+			}
+			for (i = 0; i < 4; i++)
+				for (o = 0; o < 4; o++) {
+					struct rte_mbuf *in[1], *out[1];
+					struct egw_esp_res res;
+					uint32_t len = build(&p, frame), glen;
+					uint8_t e = decap[i][o];
+					uint16_t k;
+
+					set_ecn(frame + 14, (uint8_t)i);
+					memcpy(want, frame, len);
+					if (e != ECN_DROP)
+						set_ecn(want + 14, e);
+					snprintf(what, sizeof(what), "ECN outer %s %s, inner %s %s",
+						 outer ? "v6" : "v4", names[o], inner ? "v6" : "v4",
+						 names[i]);
+					memset(&res, 0, sizeof(res));
+					in[0] = mk(frame, len);
+					if (encrypt(in, 1, out, 1, &res) != 1) {
+						CHECK(0, "%s: encrypt", what);
+						continue;
+					}
+					/* the outer field is not covered by the ICV */
+					set_ecn(rte_pktmbuf_mtod(out[0], uint8_t *) + 14,
+						(uint8_t)o);
+					memset(&res, 0, sizeof(res));
+					k = egw_esp_inbound_burst(ctx, out, 1, &res);
+					if (e == ECN_DROP) {
+						CHECK(k == 0 && res.drop[EGW_ESP_DROP_ECN] == 1,
+						      "%s: dropped as esp_ecn", what);
+						if (k == 1)
+							rte_pktmbuf_free(out[0]);
+						continue;
+					}
+					CHECK(k == 1, "%s: accepted", what);
+					if (k != 1)
+						continue;
+					glen = flat(out[0], got);
+					CHECK(glen == len && memcmp(got, want, len) == 0,
+					      "%s: inner becomes %s (checksum right), rest "
+					      "unchanged",
+					      what, names[e]);
+					rte_pktmbuf_free(out[0]);
+				}
+		}
+	clear_all();
+}
+
+/* ---- ESP to edgegw, transit ESP, fragments --------------------------------- */
+
+/* An ESP-looking frame (not decryptable): to dst, protocol 50 or NAT-T to
+ * port 4500 with SPI spi; IPv6 with frag: behind a fragment header; IPv4
+ * with frag: MF set. */
+static uint32_t
+esp_frame(uint8_t *f, const struct egw_esp_addr *dst, bool natt, uint32_t spi, bool frag)
+{
+	uint32_t esp_len = 8 + 8 + 16 + 16, off, i;
+	uint8_t *ip = f + 14, *e;
+
+	memset(f, 0, 14 + 40 + 8 + 8 + esp_len);
+	memcpy(f, mac_b, 6);
+	memcpy(f + 6, mac_a, 6);
+	if (dst->family == AF_INET) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+		f[12] = 0x08;
+		h->version_ihl = 0x45;
+		h->time_to_live = 64;
+		h->next_proto_id = natt ? IPPROTO_UDP : IPPROTO_ESP;
+		h->fragment_offset = frag ? rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG) : 0;
+		memcpy(&h->src_addr, (uint8_t[]){198, 51, 100, 7}, 4);
+		memcpy(&h->dst_addr, dst->a, 4);
+		off = 20;
+	} else {
+		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
+
+		f[12] = 0x86;
+		f[13] = 0xdd;
+		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		h->hop_limits = 64;
+		h->src_addr[0] = 0x20;
+		h->src_addr[1] = 0x01;
+		h->src_addr[15] = 7;
+		memcpy(h->dst_addr, dst->a, 16);
+		off = 40;
+		h->proto = natt ? IPPROTO_UDP : IPPROTO_ESP;
+		if (frag) {
+			h->proto = IPPROTO_FRAGMENT;
+			ip[off] = natt ? IPPROTO_UDP : IPPROTO_ESP;
+			ip[off + 3] = 1; /* offset 0, more fragments */
+			esp_put32(ip + off + 4, 0x1234);
+			off += 8;
+		}
+	}
+	if (natt) {
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + off);
+
+		u->src_port = rte_cpu_to_be_16(4500);
+		u->dst_port = rte_cpu_to_be_16(4500);
+		u->dgram_len = rte_cpu_to_be_16((uint16_t)(8 + esp_len));
+		off += 8;
+	}
+	e = ip + off;
+	esp_put32(e, spi);
+	esp_put32(e + 4, 1);
+	for (i = 8; i < esp_len; i++)
+		e[i] = (uint8_t)i;
+	off += esp_len;
+	if (dst->family == AF_INET) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+		h->total_length = rte_cpu_to_be_16((uint16_t)off);
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	} else {
+		((struct rte_ipv6_hdr *)ip)->payload_len = rte_cpu_to_be_16((uint16_t)(off - 40));
+	}
+	return 14 + off;
+}
+
+static bool
+is_esp(const uint8_t *f, uint32_t len)
+{
+	struct rte_mbuf *m = mk(f, len);
+	bool r = egw_esp_is_esp(m);
+
+	rte_pktmbuf_free(m);
+	return r;
+}
+
+/* Through egw_esp_inbound_clear(): passed unchanged (1) or dropped for why. */
+static void
+clear_one(const uint8_t *f, uint32_t len, enum egw_esp_drop why, const char *what)
+{
+	static uint8_t got[2048];
+	struct rte_mbuf *m = mk(f, len);
+	struct egw_esp_res res;
+	uint16_t k;
+
+	memset(&res, 0, sizeof(res));
+	k = egw_esp_inbound_clear(ctx, &m, 1, &res);
+	if (why == EGW_ESP_DROP_MAX) {
+		CHECK(k == 1 && flat(m, got) == len && memcmp(got, f, len) == 0,
+		      "%s: passes egw_esp_inbound_clear() unchanged", what);
+	} else {
+		CHECK(k == 0 && res.drop[why] == 1, "%s: dropped by egw_esp_inbound_clear() as %s",
+		      what, egw_esp_drop_name(why));
+	}
+	if (k == 1)
+		rte_pktmbuf_free(m);
+}
+
+static void
+test_is_esp(void)
+{
+	static uint8_t f[256];
+	struct egw_esp_addr loc4, loc6, far4, far6, tun4;
+	struct egw_esp_sa_conf c;
+	struct egw_esp_policy p;
+	uint32_t len;
+	uint8_t k[EGW_ESP_KEY_MAX];
+
+	clear_all();
+	addr(&loc4, AF_INET, 2);
+	addr(&loc6, AF_INET6, 2);
+	addr(&far4, AF_INET, 77);
+	addr(&far6, AF_INET6, 77);
+	addr(&tun4, AF_INET, 99);
+	/* a NAT-T inbound SA: port 4500 is an ESP port */
+	fixed_key(6, k);
+	memset(&c, 0, sizeof(c));
+	c.spi = 0x9400;
+	c.dir = EGW_ESP_DIR_IN;
+	c.mode = EGW_ESP_MODE_TRANSPORT;
+	c.aead = EGW_ESP_AES128_GCM;
+	c.key_len = 20;
+	memcpy(c.key, k, 20);
+	c.natt = true;
+	CHECK(egw_esp_sa_add(&c, err, sizeof(err)) == 0, "NAT-T transport SA: %s", err);
+
+	/* nothing registered: all of it is transit */
+	len = esp_frame(f, &loc4, false, 0x9400, false);
+	CHECK(!is_esp(f, len), "ESP to an address not (yet) registered: transit");
+	CHECK(egw_esp_local_addr_add(&loc4) == 0 && egw_esp_local_addr_add(&loc6) == 0,
+	      "register 192.0.2.2 and 2001:db8::2");
+	CHECK(is_esp(f, len), "IPv4 ESP to a local address: ours");
+	len = esp_frame(f, &loc4, true, 0x9400, false);
+	CHECK(is_esp(f, len), "IPv4 NAT-T to a local address: ours");
+	len = esp_frame(f, &loc4, true, 0, false);
+	CHECK(!is_esp(f, len), "IKE (SPI 0) on port 4500 to a local address: not ESP");
+	len = esp_frame(f, &loc6, false, 0x9400, false);
+	CHECK(is_esp(f, len), "IPv6 ESP to a local address: ours");
+	len = esp_frame(f, &loc6, true, 0x9400, false);
+	CHECK(is_esp(f, len), "IPv6 NAT-T to a local address: ours");
+
+	/* transit: a subscriber's own IPsec, forwarded like any packet */
+	len = esp_frame(f, &far4, false, 0x9400, false);
+	CHECK(!is_esp(f, len), "IPv4 ESP to another address: transit");
+	clear_one(f, len, EGW_ESP_DROP_MAX, "IPv4 transit ESP (no inbound policy)");
+	len = esp_frame(f, &far4, true, 0x9400, false);
+	CHECK(!is_esp(f, len), "IPv4 NAT-T to another address: transit");
+	clear_one(f, len, EGW_ESP_DROP_MAX, "IPv4 transit NAT-T (no inbound policy)");
+	len = esp_frame(f, &far6, false, 0x9400, false);
+	CHECK(!is_esp(f, len), "IPv6 ESP to another address: transit");
+	clear_one(f, len, EGW_ESP_DROP_MAX, "IPv6 transit ESP (no inbound policy)");
+	len = esp_frame(f, &far6, true, 0x9400, false);
+	CHECK(!is_esp(f, len), "IPv6 NAT-T to another address: transit");
+	clear_one(f, len, EGW_ESP_DROP_MAX, "IPv6 transit NAT-T (no inbound policy)");
+
+	/* with inbound policies the default discards what they do not cover:
+	 * transit ESP needs a bypass rule (RFC 4301 5) */
+	memset(&p, 0, sizeof(p));
+	p.dir = EGW_ESP_DIR_IN;
+	p.family = AF_INET;
+	p.src.addr.family = p.dst.addr.family = AF_INET;
+	p.dst.addr.a[0] = 10;
+	p.dst.len = 8;
+	p.proto = -1;
+	p.action = EGW_ESP_PROTECT;
+	p.spi = 0x9400;
+	CHECK(egw_esp_policy_add(&p, -1, err, sizeof(err)) > 0, "inbound policy: %s", err);
+	len = esp_frame(f, &far4, false, 0x9400, false);
+	clear_one(f, len, EGW_ESP_DROP_POLICY_DEFAULT, "transit ESP, policies, no bypass rule");
+	p.dst.addr = far4;
+	p.dst.len = 32;
+	p.proto = IPPROTO_ESP;
+	p.action = EGW_ESP_BYPASS;
+	p.spi = 0;
+	CHECK(egw_esp_policy_add(&p, -1, err, sizeof(err)) > 0, "bypass policy: %s", err);
+	clear_one(f, len, EGW_ESP_DROP_MAX, "transit ESP with a bypass rule");
+
+	/* fragments of ESP to edgegw: taken, and dropped (not reassembled) */
+	len = esp_frame(f, &loc6, false, 0x9400, true);
+	CHECK(is_esp(f, len), "IPv6 ESP behind a fragment header to a local address: ours");
+	in_one(mk(f, len), EGW_ESP_DROP_FRAGMENT, "IPv6 ESP fragment");
+	len = esp_frame(f, &far6, false, 0x9400, true);
+	CHECK(!is_esp(f, len), "IPv6 ESP fragment to another address: transit");
+	len = esp_frame(f, &loc4, false, 0x9400, true);
+	CHECK(is_esp(f, len), "IPv4 ESP fragment to a local address: ours");
+	in_one(mk(f, len), EGW_ESP_DROP_FRAGMENT, "IPv4 ESP fragment (MF)");
+	len = esp_frame(f, &loc4, true, 0x9400, true);
+	CHECK(!is_esp(f, len), "IPv4 UDP fragment on port 4500: not NAT-T (IKE fragments go up)");
+
+	/* registrations are counted */
+	CHECK(egw_esp_local_addr_add(&loc4) == 0, "register 192.0.2.2 again");
+	CHECK(egw_esp_local_addr_del(&loc4) == 0, "one deregistration");
+	len = esp_frame(f, &loc4, false, 0x9400, false);
+	CHECK(is_esp(f, len), "still local after one of two deregistrations");
+	CHECK(egw_esp_local_addr_del(&loc4) == 0 && egw_esp_local_addr_del(&loc6) == 0,
+	      "last deregistrations");
+	CHECK(!is_esp(f, len), "no longer local");
+	CHECK(egw_esp_local_addr_del(&loc4) == -ENOENT, "deregistering again: ENOENT");
+
+	/* an inbound tunnel SA registers its outer destination itself */
+	fixed_key(7, k);
+	memset(&c, 0, sizeof(c));
+	c.spi = 0x9401;
+	c.dir = EGW_ESP_DIR_IN;
+	c.mode = EGW_ESP_MODE_TUNNEL;
+	c.aead = EGW_ESP_AES128_GCM;
+	c.key_len = 20;
+	memcpy(c.key, k, 20);
+	addr(&c.tun_src, AF_INET, 1);
+	c.tun_dst = tun4;
+	len = esp_frame(f, &tun4, false, 0x9401, false);
+	CHECK(!is_esp(f, len), "tunnel destination before the SA: transit");
+	CHECK(egw_esp_sa_add(&c, err, sizeof(err)) == 0, "inbound tunnel SA: %s", err);
+	CHECK(is_esp(f, len), "ESP to an inbound tunnel's destination: ours");
+	clear_all();
+	CHECK(!is_esp(f, len), "tunnel destination after the SA is gone: transit");
+}
+
+/* ---- inbound hard lifetimes, exact ----------------------------------------- */
+
+static void
+life_case(enum egw_esp_mode mode, uint64_t hard_bytes, uint64_t hard_packets, bool one_burst,
+	  unsigned int expect, const char *what)
+{
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = mode, .outer = AF_INET};
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 100};
+	static uint8_t frame[512];
+	struct rte_mbuf *in[5], *out[5];
+	struct egw_esp_sa_info info;
+	struct egw_esp_res res;
+	uint32_t len = build(&p, frame);
+	unsigned int i, good = 0, life = 0;
+	uint16_t n;
+
+	t.in_life_bytes.hard = hard_bytes;
+	t.in_life_packets.hard = hard_packets;
+	clear_all();
+	if (sa_pair(0xb000, &t) < 0) {
+		CHECK(0, "%s: set-up", what);
+		return;
+	}
+	memset(&res, 0, sizeof(res));
+	for (i = 0; i < 5; i++)
+		in[i] = mk(frame, len);
+	n = encrypt(in, 5, out, 5, &res);
+	CHECK(n == 5, "%s: 5 ESP packets", what);
+	if (one_burst) {
+		memset(&res, 0, sizeof(res));
+		good = egw_esp_inbound_burst(ctx, out, n, &res);
+		life = res.drop[EGW_ESP_DROP_LIFETIME];
+		rte_pktmbuf_free_bulk(out, good);
+	} else {
+		for (i = 0; i < n; i++) {
+			memset(&res, 0, sizeof(res));
+			if (egw_esp_inbound_burst(ctx, &out[i], 1, &res) == 1) {
+				good++;
+				rte_pktmbuf_free(out[i]);
+			}
+			life += res.drop[EGW_ESP_DROP_LIFETIME];
+		}
+	}
+	egw_esp_sa_info(0xb000, EGW_ESP_DIR_IN, &info);
+	CHECK(good == expect && life == 5 - expect &&
+		      info.life_bytes == (uint64_t)expect * (len - 14) &&
+		      info.life_packets == expect,
+	      "%s: %u of 5 accepted (want %u), %u esp_lifetime, %" PRIu64 " bytes counted", what,
+	      good, expect, life, info.life_bytes);
+}
+
+static void
+test_inbound_lifetime(void)
+{
+	/* clear IP packet: 20 + 8 + 100 bytes, the same in both modes */
+	const uint64_t L = 128;
+
+	life_case(EGW_ESP_MODE_TUNNEL, 3 * L, 0, true, 3, "tunnel, 3L bytes, one burst");
+	life_case(EGW_ESP_MODE_TUNNEL, 3 * L - 1, 0, true, 2, "tunnel, 3L-1 bytes, one burst");
+	life_case(EGW_ESP_MODE_TUNNEL, 3 * L, 0, false, 3, "tunnel, 3L bytes, one by one");
+	life_case(EGW_ESP_MODE_TUNNEL, 3 * L + 1, 0, false, 3, "tunnel, 3L+1 bytes, one by one");
+	life_case(EGW_ESP_MODE_TRANSPORT, 3 * L, 0, true, 3, "transport, 3L bytes, one burst");
+	life_case(EGW_ESP_MODE_TRANSPORT, 3 * L - 1, 0, false, 2,
+		  "transport, 3L-1 bytes, one by one");
+	life_case(EGW_ESP_MODE_TUNNEL, L, 0, true, 1, "tunnel, L bytes: one packet");
+	life_case(EGW_ESP_MODE_TUNNEL, 0, 3, true, 3, "tunnel, 3 packets, one burst");
+	life_case(EGW_ESP_MODE_TUNNEL, 0, 3, false, 3, "tunnel, 3 packets, one by one");
+	clear_all();
 }
 
 /* ---- IV uniqueness with two lcores --------------------------------------- */
@@ -1115,7 +1893,20 @@ test_state_file(void)
 
 static uint64_t *ivs[2];
 static unsigned int n_ivs[2];
+static unsigned int iv_blocked[2]; /* segments dropped as esp_seq_blocked */
+static unsigned int iv_done[2];
 static struct egw_esp_ctx *ivctx[2];
+
+/* The control path's part: extend the SA's persisted block (a new SA holds
+ * only 2^18 numbers) as the application's timer would. Not as an online
+ * QSBR reader: egw_esp_service() may wait for a grace period. */
+static void
+iv_service(unsigned int w)
+{
+	rte_rcu_qsbr_thread_offline(qs, w);
+	egw_esp_service();
+	rte_rcu_qsbr_thread_online(qs, w);
+}
 
 static int
 iv_worker(void *arg)
@@ -1163,6 +1954,7 @@ iv_worker(void *arg)
 		if (n != 1)
 			break;
 		egw_esp_outbound_burst(ivctx[w], sa, in, 1, out, RTE_DIM(out), &res);
+		iv_blocked[w] += res.drop[EGW_ESP_DROP_SEQ_BLOCKED];
 		for (i = 0; i < res.n_out; i++) {
 			uint8_t *e = rte_pktmbuf_mtod(out[i], uint8_t *) + 14 + 20;
 
@@ -1171,9 +1963,12 @@ iv_worker(void *arg)
 		}
 		rte_pktmbuf_free_bulk(out, res.n_out);
 		rte_rcu_qsbr_quiescent(qs, w);
+		if (w == 0)
+			iv_service(w);
 	}
 	rte_rcu_qsbr_thread_offline(qs, w);
 	rte_rcu_qsbr_thread_unregister(qs, w);
+	__atomic_store_n(&iv_done[w], 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -1189,7 +1984,7 @@ static void
 test_iv_unique(void)
 {
 	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TUNNEL, .outer = AF_INET};
-	unsigned int lcore = rte_get_next_lcore(-1, 1, 0), i, total, dup = 0, gap = 0;
+	unsigned int lcore = rte_get_next_lcore(-1, 1, 0), i, total, dup = 0, gap = 0, blocked;
 	uint64_t *all;
 
 	if (lcore >= RTE_MAX_LCORE) {
@@ -1204,9 +1999,16 @@ test_iv_unique(void)
 		ivs[i] = malloc(sizeof(uint64_t) * (IVT_SEGS / 2 + 2 * EGW_ESP_MAX_SEGS));
 		ivctx[i] = egw_esp_ctx_create(1 + i, pool);
 		n_ivs[i] = 0;
+		iv_blocked[i] = 0;
+		iv_done[i] = 0;
 	}
 	rte_eal_remote_launch(iv_worker, (void *)(uintptr_t)1, lcore);
 	iv_worker((void *)(uintptr_t)0);
+	/* pairs with the release store at the end of iv_worker() */
+	while (__atomic_load_n(&iv_done[1], __ATOMIC_ACQUIRE) == 0) {
+		egw_esp_service();
+		rte_delay_us_sleep(100);
+	}
 	rte_eal_wait_lcore(lcore);
 	total = n_ivs[0] + n_ivs[1];
 	all = malloc(sizeof(uint64_t) * total);
@@ -1223,12 +2025,17 @@ test_iv_unique(void)
 	CHECK(n_ivs[0] > 0 && n_ivs[1] > 0, "both lcores made segments (%u, %u)", n_ivs[0],
 	      n_ivs[1]);
 	CHECK(dup == 0, "IV test: all %u IVs distinct (%u repeats)", total, dup);
-	CHECK(gap == 0 && all[0] == 1 && all[total - 1] == total,
-	      "IV test: sequence numbers 1..%u gap-free (%u gaps, %" PRIu64 "..%" PRIu64 ")", total,
-	      gap, all[0], all[total - 1]);
+	/* a segment that found the persisted block used up (the control path
+	 * late to extend it) is dropped with its number: a gap, never a repeat */
+	blocked = iv_blocked[0] + iv_blocked[1];
+	CHECK((blocked == 0 && gap == 0 && all[0] == 1 && all[total - 1] == total) ||
+		      (blocked != 0 && gap <= blocked && all[total - 1] <= total + blocked),
+	      "IV test: sequence numbers 1..%u gap-free but for %u blocked (%u gaps, %" PRIu64
+	      "..%" PRIu64 ")",
+	      total, blocked, gap, all[0], all[total - 1]);
 	printf("IV uniqueness: %u segments from two lcores, %u + %u, all distinct, 1..%" PRIu64
-	       "\n",
-	       total, n_ivs[0], n_ivs[1], all[total - 1]);
+	       ", %u dropped as esp_seq_blocked\n",
+	       total, n_ivs[0], n_ivs[1], all[total - 1], blocked);
 	free(all);
 	for (i = 0; i < 2; i++) {
 		free(ivs[i]);
@@ -1267,7 +2074,9 @@ main(int argc, char **argv)
 	rc = egw_esp_init(qs);
 	snprintf(path, sizeof(path), "%s/state", state_dir);
 	if (rc == 0)
-		rc = egw_esp_state_file(path, err, sizeof(err));
+		rc = egw_esp_state_file(path, true, err, sizeof(err));
+	if (rc == 0)
+		rc = esp_peers_init(&peers);
 	ctx = egw_esp_ctx_create(0, pool);
 	if (rc < 0 || ctx == NULL) {
 		printf("esp set-up failed: %d %s\n", rc, err);
@@ -1284,11 +2093,17 @@ main(int argc, char **argv)
 	test_icmp_limit();
 	test_seq_limits();
 	test_state_file();
+	test_key_reuse();
+	test_state_versions();
+	test_ecn();
+	test_is_esp();
+	test_inbound_lifetime();
 	test_iv_unique();
 
 	clear_all();
 	egw_esp_ctx_free(ctx);
 	egw_esp_fini();
+	esp_peers_fini(&peers);
 	{
 		char cmd[128];
 

@@ -19,7 +19,11 @@
  *    EGW_ESP_MAX_BURST;
  *  - SA references (an SA a policy protects with cannot be deleted);
  *  - hit counters, and that a rule reusing a slot starts from 0;
- *  - the EGW_ESP_MAX_POLICY limit.
+ *  - the EGW_ESP_MAX_POLICY limit;
+ *  - the defaults (auto, bypass, discard), unreadable protocols that match
+ *    only discard rules, frames whose version is not their ethertype's;
+ *  - make-before-break rekey (egw_esp_sa_replace) and the flow cache across
+ *    snapshot changes.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -280,7 +284,8 @@ build(const struct frame *f)
 		l2 += 4;
 	}
 	l2 += 2;
-	if (f->ver == 4) {
+	/* ver 46 / 64: the first digit's ethertype over the second's header */
+	if ((f->ver % 10) == 4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(b + l2);
 
 		b[l2 - 2] = 0x08;
@@ -291,7 +296,7 @@ build(const struct frame *f)
 		ip->next_proto_id = f->proto;
 		inet_pton(AF_INET, f->src, &ip->src_addr);
 		inet_pton(AF_INET, f->dst, &ip->dst_addr);
-	} else if (f->ver == 6) {
+	} else if ((f->ver % 10) == 6) {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(b + l2);
 
 		b[l2 - 2] = 0x86;
@@ -316,6 +321,13 @@ build(const struct frame *f)
 		ip_len = f->cut;
 	len = l2 + ip_len;
 
+	if (f->ver == 46) {
+		b[l2 - 2] = 0x08;
+		b[l2 - 1] = 0x00;
+	} else if (f->ver == 64) {
+		b[l2 - 2] = 0x86;
+		b[l2 - 1] = 0xdd;
+	}
 	m = rte_pktmbuf_alloc(pool);
 	if (m == NULL)
 		return NULL;
@@ -340,6 +352,19 @@ build(const struct frame *f)
 	return m;
 }
 
+/* The drop reason of a lookup action that drops (inbound PROTECT: in clear). */
+static enum egw_esp_drop
+drop_of(int a)
+{
+	switch (a) {
+	case EGW_ESP_PROTECT: return EGW_ESP_DROP_IN_CLEAR;
+	case EGW_ESP_DISCARD: return EGW_ESP_DROP_POLICY_DISCARD;
+	case ESP_ACT_DEF_DISCARD: return EGW_ESP_DROP_POLICY_DEFAULT;
+	case ESP_ACT_PROTO_UNKNOWN: return EGW_ESP_DROP_PROTO_UNKNOWN;
+	default: return EGW_ESP_DROP_NOT_IP;
+	}
+}
+
 static const char *
 action_name(int a)
 {
@@ -347,6 +372,9 @@ action_name(int a)
 	case EGW_ESP_BYPASS: return "bypass";
 	case EGW_ESP_DISCARD: return "discard";
 	case EGW_ESP_PROTECT: return "protect";
+	case ESP_ACT_DEF_DISCARD: return "default discard";
+	case ESP_ACT_PROTO_UNKNOWN: return "protocol unknown";
+	case ESP_ACT_NOT_IP: return "not IP";
 	default: return "?";
 	}
 }
@@ -366,7 +394,9 @@ sa_add(uint32_t spi, enum egw_esp_dir dir, enum egw_esp_mode mode)
 	c.mode = mode;
 	c.aead = EGW_ESP_AES128_GCM;
 	c.key_len = (uint8_t)egw_esp_aead_key_len(c.aead);
+	/* one key per SA: a key is never shared (lib/esp refuses it) */
 	memset(c.key, 0x5a, c.key_len);
+	memcpy(c.key, &spi, sizeof(spi));
 	if (mode == EGW_ESP_MODE_TUNNEL) {
 		c.tun_src.family = AF_INET;
 		c.tun_dst.family = AF_INET;
@@ -521,14 +551,14 @@ static const struct frame_hit out_frames[] = {
 	{{"v4 tcp elsewhere: /8 bypass", 4, "10.1.3.3", "8.8.8.8", IPPROTO_TCP, EXT_NONE, false, 0,
 	  0, EGW_ESP_BYPASS, 0},
 	 3},
-	{{"v4 no match", 4, "11.0.0.1", "8.8.8.8", IPPROTO_TCP, EXT_NONE, false, 0, 0,
-	  EGW_ESP_BYPASS, 0},
+	{{"v4 no match: the default discards", 4, "11.0.0.1", "8.8.8.8", IPPROTO_TCP, EXT_NONE,
+	  false, 0, 0, ESP_ACT_DEF_DISCARD, 0},
 	 -1},
 	{{"v4 dst /25, upper half", 4, "11.0.0.1", "198.51.100.200", IPPROTO_ICMP, EXT_NONE, false,
 	  0, 0, EGW_ESP_DISCARD, 0},
 	 8},
 	{{"v4 dst /25, lower half", 4, "11.0.0.1", "198.51.100.100", IPPROTO_ICMP, EXT_NONE, false,
-	  0, 0, EGW_ESP_BYPASS, 0},
+	  0, 0, ESP_ACT_DEF_DISCARD, 0},
 	 -1},
 	{{"v4 behind a VLAN tag", 4, "10.1.2.3", "192.168.1.1", IPPROTO_UDP, EXT_NONE, true, 0, 0,
 	  EGW_ESP_PROTECT, SPI_T1},
@@ -537,7 +567,7 @@ static const struct frame_hit out_frames[] = {
 	  false, 0, 27, EGW_ESP_PROTECT, SPI_T1},
 	 1},
 	{{"v4 cut inside the header", 4, "10.1.2.3", "192.168.1.1", IPPROTO_UDP, EXT_NONE, false,
-	  19, 0, EGW_ESP_BYPASS, 0},
+	  19, 0, ESP_ACT_NOT_IP, 0},
 	 -1},
 	{{"v6 tcp: /48 protect before discard", 6, "2001:db8:1::5", "2001:db8:ff::1", IPPROTO_TCP,
 	  EXT_NONE, false, 0, 0, EGW_ESP_PROTECT, SPI_T2},
@@ -561,24 +591,31 @@ static const struct frame_hit out_frames[] = {
 	  EXT_FRAG_LATER, false, 0, 0, EGW_ESP_PROTECT, SPI_TUN},
 	 6},
 	{{"v6 later fragment, then dstopts: unknown", 6, "3000::1", "3000::2", IPPROTO_UDP,
-	  EXT_FRAG_LATER_DST, false, 0, 0, EGW_ESP_BYPASS, 0},
+	  EXT_FRAG_LATER_DST, false, 0, 0, ESP_ACT_PROTO_UNKNOWN, 0},
 	 -1},
 	{{"v6 hbh past the end: unknown, not udp", 6, "3000::1", "3000::2", IPPROTO_UDP, EXT_BROKEN,
-	  false, 0, 0, EGW_ESP_BYPASS, 0},
+	  false, 0, 0, ESP_ACT_PROTO_UNKNOWN, 0},
 	 -1},
 	{{"v6 nine dstopts: unknown", 6, "3000::1", "3000::2", IPPROTO_UDP, EXT_TOO_MANY, false, 0,
-	  0, EGW_ESP_BYPASS, 0},
+	  0, ESP_ACT_PROTO_UNKNOWN, 0},
 	 -1},
-	{{"v6 unknown still matches proto any", 6, "2001:db8:2::1", "3000::2", IPPROTO_UDP,
-	  EXT_BROKEN, false, 0, 0, EGW_ESP_PROTECT, SPI_T2},
+	{{"v6 unknown matches a proto-any protect rule, but only discard may take it", 6,
+	  "2001:db8:2::1", "3000::2", IPPROTO_UDP, EXT_BROKEN, false, 0, 0, ESP_ACT_PROTO_UNKNOWN,
+	  0},
 	 7},
 	{{"v6 chain cut short: unknown", 6, "2001:db8:1::5", "2001:db8:fe::1", IPPROTO_TCP, EXT_ALL,
-	  false, 60, 0, EGW_ESP_BYPASS, 0},
+	  false, 60, 0, ESP_ACT_PROTO_UNKNOWN, 0},
 	 -1},
 	{{"v6 cut inside the fixed header", 6, "2001:db8:1::5", "2001:db8:fe::1", IPPROTO_TCP,
-	  EXT_NONE, false, 39, 0, EGW_ESP_BYPASS, 0},
+	  EXT_NONE, false, 39, 0, ESP_ACT_NOT_IP, 0},
 	 -1},
-	{{"arp: not IP", 0, NULL, NULL, 0, EXT_NONE, false, 0, 0, EGW_ESP_BYPASS, 0}, -1},
+	{{"arp: not IP", 0, NULL, NULL, 0, EXT_NONE, false, 0, 0, ESP_ACT_NOT_IP, 0}, -1},
+	{{"v4 ethertype, version 6 inside: not IP", 46, "2001:db8:1::5", "2001:db8:ff::1",
+	  IPPROTO_TCP, EXT_NONE, false, 0, 0, ESP_ACT_NOT_IP, 0},
+	 -1},
+	{{"v6 ethertype, version 4 inside: not IP", 64, "10.1.2.3", "192.168.1.1", IPPROTO_UDP,
+	  EXT_NONE, false, 0, 0, ESP_ACT_NOT_IP, 0},
+	 -1},
 };
 
 /* ids of out_rules once added */
@@ -617,7 +654,7 @@ test_lookup(void)
 	}
 	/* twice, one call per frame and one burst: the same answers */
 	for (i = 0; i < RTE_DIM(out_frames); i++)
-		esp_spd_lookup(ctx, EGW_ESP_DIR_OUT, &pkts[i], 1, &act[i], &sa[i]);
+		esp_spd_lookup(ctx, EGW_ESP_DIR_OUT, &pkts[i], 1, &act[i], &sa[i], NULL);
 	for (i = 0; i < RTE_DIM(out_frames); i++) {
 		const struct frame *f = &out_frames[i].f;
 
@@ -626,7 +663,7 @@ test_lookup(void)
 		      action_name(f->action));
 	}
 	memset(act, 0xff, sizeof(act));
-	esp_spd_lookup(ctx, EGW_ESP_DIR_OUT, pkts, RTE_DIM(pkts), act, sa);
+	esp_spd_lookup(ctx, EGW_ESP_DIR_OUT, pkts, RTE_DIM(pkts), act, sa, NULL);
 	for (i = 0; i < RTE_DIM(out_frames); i++) {
 		const struct frame *f = &out_frames[i].f;
 
@@ -641,7 +678,7 @@ test_lookup(void)
 		      "rule %u: %" PRIu64 " hits, want %" PRIu64, i,
 		      hits_of(EGW_ESP_DIR_OUT, (uint32_t)out_ids[i]), want_hits[i]);
 	/* the inbound direction has no rules: everything bypasses */
-	esp_spd_lookup(ctx, EGW_ESP_DIR_IN, pkts, RTE_DIM(pkts), act, sa);
+	esp_spd_lookup(ctx, EGW_ESP_DIR_IN, pkts, RTE_DIM(pkts), act, sa, NULL);
 	for (i = 0; i < RTE_DIM(out_frames); i++)
 		CHECK(act[i] == EGW_ESP_BYPASS && sa[i] == NULL, "inbound, no rules: %s",
 		      out_frames[i].f.label);
@@ -655,7 +692,8 @@ test_outbound_order(unsigned int n)
 {
 	struct rte_mbuf *pkts[3 * EGW_ESP_MAX_BURST], *orig[3 * EGW_ESP_MAX_BURST];
 	struct egw_esp_sa *sa[3 * EGW_ESP_MAX_BURST];
-	unsigned int i, j, np = 0, nb = 0, nd = 0, avail;
+	unsigned int i, j, np = 0, nb = 0, nd = 0, avail, r;
+	uint32_t want[EGW_ESP_DROP_MAX] = {0};
 	struct egw_esp_ctx_stats st0, st1;
 	struct egw_esp_res res;
 	uint16_t got;
@@ -685,9 +723,13 @@ test_outbound_order(unsigned int n)
 			np++;
 			break;
 		case EGW_ESP_BYPASS: nb++; break;
-		default: nd++; break;
+		default:
+			nd++;
+			want[drop_of(f->action)]++;
+			break;
 		}
 	}
+	want[EGW_ESP_DROP_POLICY_DISCARD] += 7;
 	CHECK(got == np, "n %u: %u to protect, want %u", n, got, np);
 	for (i = 0, j = np; i < n; i++) {
 		const struct frame *f = &out_frames[(i * 7) % RTE_DIM(out_frames)].f;
@@ -699,15 +741,17 @@ test_outbound_order(unsigned int n)
 		}
 	}
 	CHECK(res.bypass == 5 + nb, "n %u: res bypass %u, want %u", n, res.bypass, 5 + nb);
-	CHECK(res.drop[EGW_ESP_DROP_POLICY_DISCARD] == 7 + nd, "n %u: res discard %u, want %u", n,
-	      res.drop[EGW_ESP_DROP_POLICY_DISCARD], 7 + nd);
-	CHECK(res.drop[EGW_ESP_DROP_IN_CLEAR] == 0, "no in-clear drops outbound");
+	for (r = 0; r < EGW_ESP_DROP_MAX; r++)
+		CHECK(res.drop[r] == want[r], "n %u: res %s %u, want %u", n, egw_esp_drop_name(r),
+		      res.drop[r], want[r]);
 	CHECK(rte_mempool_avail_count(pool) == avail + nd, "n %u: the %u discarded were freed", n,
 	      nd);
 	CHECK(st1.bypass - st0.bypass == nb, "n %u: context bypass +%" PRIu64 ", want %u", n,
 	      st1.bypass - st0.bypass, nb);
-	CHECK(st1.drop[EGW_ESP_DROP_POLICY_DISCARD] - st0.drop[EGW_ESP_DROP_POLICY_DISCARD] == nd,
-	      "n %u: context discards", n);
+	want[EGW_ESP_DROP_POLICY_DISCARD] -= 7;
+	for (r = 0; r < EGW_ESP_DROP_MAX; r++)
+		CHECK(st1.drop[r] - st0.drop[r] == want[r], "n %u: context %s", n,
+		      egw_esp_drop_name(r));
 	rte_pktmbuf_free_bulk(pkts, np + nb);
 }
 
@@ -727,20 +771,21 @@ static const struct frame in_frames[] = {
 	 EGW_ESP_BYPASS, 0},
 	{"discard", 4, "198.51.100.7", "10.0.0.1", IPPROTO_UDP, EXT_NONE, false, 0, 0,
 	 EGW_ESP_DISCARD, 0},
-	{"no match", 4, "8.8.8.8", "10.0.0.1", IPPROTO_UDP, EXT_NONE, false, 0, 0, EGW_ESP_BYPASS,
-	 0},
+	{"no match: the default discards", 4, "8.8.8.8", "10.0.0.1", IPPROTO_UDP, EXT_NONE, false,
+	 0, 0, ESP_ACT_DEF_DISCARD, 0},
 	{"v6 tcp in clear", 6, "2001:db8:9::1", "2001:db8::1", IPPROTO_TCP, EXT_ALL, false, 0, 0,
 	 EGW_ESP_PROTECT, SPI_IN},
-	{"v6 udp", 6, "2001:db8:9::1", "2001:db8::1", IPPROTO_UDP, EXT_NONE, false, 0, 0,
-	 EGW_ESP_BYPASS, 0},
-	{"arp", 0, NULL, NULL, 0, EXT_NONE, false, 0, 0, EGW_ESP_BYPASS, 0},
+	{"v6 udp: no match, the default discards", 6, "2001:db8:9::1", "2001:db8::1", IPPROTO_UDP,
+	 EXT_NONE, false, 0, 0, ESP_ACT_DEF_DISCARD, 0},
+	{"arp", 0, NULL, NULL, 0, EXT_NONE, false, 0, 0, ESP_ACT_NOT_IP, 0},
 };
 
 static void
 test_inbound_clear(void)
 {
 	struct rte_mbuf *pkts[RTE_DIM(in_frames) * 2], *orig[RTE_DIM(in_frames) * 2];
-	unsigned int i, j, n = RTE_DIM(pkts), nb = 0, nd = 0, nc = 0, avail;
+	unsigned int i, j, n = RTE_DIM(pkts), nb = 0, nd = 0, nc = 0, avail, r;
+	uint32_t want[EGW_ESP_DROP_MAX] = {0};
 	uint64_t out_hits = hits_of(EGW_ESP_DIR_OUT, (uint32_t)out_ids[0]);
 	struct egw_esp_res res;
 	uint16_t got;
@@ -768,15 +813,20 @@ test_inbound_clear(void)
 			j++;
 			nb++;
 			break;
-		case EGW_ESP_PROTECT: nc++; break;
-		default: nd++; break;
+		case EGW_ESP_PROTECT:
+			nc++;
+			want[drop_of(f->action)]++;
+			break;
+		default:
+			nd++;
+			want[drop_of(f->action)]++;
+			break;
 		}
 	}
 	CHECK(got == nb, "inbound clear passes %u, want %u", got, nb);
-	CHECK(res.drop[EGW_ESP_DROP_IN_CLEAR] == nc, "in clear drops %u, want %u",
-	      res.drop[EGW_ESP_DROP_IN_CLEAR], nc);
-	CHECK(res.drop[EGW_ESP_DROP_POLICY_DISCARD] == nd, "discards %u, want %u",
-	      res.drop[EGW_ESP_DROP_POLICY_DISCARD], nd);
+	for (r = 0; r < EGW_ESP_DROP_MAX; r++)
+		CHECK(res.drop[r] == want[r], "inbound clear %s %u, want %u", egw_esp_drop_name(r),
+		      res.drop[r], want[r]);
 	CHECK(res.bypass == nb, "bypass %u, want %u", res.bypass, nb);
 	CHECK(rte_mempool_avail_count(pool) == avail + nc + nd, "drops freed");
 	walk(EGW_ESP_DIR_IN);
@@ -787,6 +837,201 @@ test_inbound_clear(void)
 	/* the outbound direction saw none of it */
 	CHECK(hits_of(EGW_ESP_DIR_OUT, (uint32_t)out_ids[0]) == out_hits,
 	      "outbound hits unchanged");
+}
+
+/* ---- defaults, unreadable protocols, make-before-break rekey ------------------ */
+
+/* Action of one frame in dir (and its SA, predecessor). */
+static int
+act_of(enum egw_esp_dir dir, const struct frame *f, struct egw_esp_sa **sa,
+       struct egw_esp_sa **prev)
+{
+	struct rte_mbuf *m = build(f);
+	struct egw_esp_sa *s = NULL, *p = NULL;
+	uint8_t a = 0xff;
+
+	if (m == NULL)
+		return -1;
+	esp_spd_lookup(ctx, dir, &m, 1, &a, &s, &p);
+	rte_pktmbuf_free(m);
+	if (sa != NULL)
+		*sa = s;
+	if (prev != NULL)
+		*prev = p;
+	return a;
+}
+
+static void
+set_default(enum egw_esp_dir dir, enum egw_esp_policy_default def)
+{
+	char err[128] = "";
+
+	CHECK(egw_esp_policy_default(dir, def, err, sizeof(err)) == 0, "default %d: %s", def, err);
+	CHECK(egw_esp_policy_default_get(dir) == def, "default %d reads back", def);
+}
+
+/* RFC 4301 5: what matches no rule is discarded once the direction has a
+ * rule (auto), always (discard) or never (bypass); a packet whose protocol
+ * cannot be read matches only rules that discard, whatever the default. */
+static void
+test_defaults(void)
+{
+	static const struct frame v4 = {
+		"v4 udp", 4, "10.9.0.1", "10.9.0.2", IPPROTO_UDP, EXT_NONE, false, 0, 0, 0, 0};
+	static const struct frame tcp9 = {"v6 tcp behind nine dstopts",
+					  6,
+					  "2001:db8:7::1",
+					  "2001:db8:8::1",
+					  IPPROTO_TCP,
+					  EXT_TOO_MANY,
+					  false,
+					  0,
+					  0,
+					  0,
+					  0};
+	static const struct frame tcp = {
+		"v6 tcp", 6, "2001:db8:7::1", "2001:db8:8::1", IPPROTO_TCP, EXT_NONE, false, 0, 0,
+		0,        0};
+	const struct pol tcp_discard = {0, "::/0", "::/0", IPPROTO_TCP, EGW_ESP_DISCARD, 0};
+	const struct pol tcp_protect = {0, "::/0", "::/0", IPPROTO_TCP, EGW_ESP_PROTECT, SPI_T2};
+	const struct pol any_bypass = {0, "::/0", "::/0", -1, EGW_ESP_BYPASS, 0};
+	const struct pol any_discard = {0, "::/0", "::/0", -1, EGW_ESP_DISCARD, 0};
+	const struct pol v4_bypass = {0,           "10.9.0.0/16",  "0.0.0.0/0",
+				      IPPROTO_TCP, EGW_ESP_BYPASS, 0};
+	struct egw_esp_sa *sa;
+	int id;
+
+	del_all(EGW_ESP_DIR_OUT);
+	del_all(EGW_ESP_DIR_IN);
+	/* auto, no rule: everything passes, the stage may skip the lookup */
+	CHECK(egw_esp_policy_default_get(EGW_ESP_DIR_OUT) == EGW_ESP_DEFAULT_AUTO, "auto");
+	CHECK(!egw_esp_policy_active(EGW_ESP_DIR_OUT), "no rule, auto: not active");
+	CHECK(act_of(EGW_ESP_DIR_OUT, &v4, NULL, NULL) == EGW_ESP_BYPASS, "auto, no rule: bypass");
+	/* auto with one rule of the other protocol: the v4 UDP frame is discarded */
+	id = add(&v4_bypass, -1);
+	CHECK(egw_esp_policy_active(EGW_ESP_DIR_OUT), "a rule: active");
+	CHECK(act_of(EGW_ESP_DIR_OUT, &v4, NULL, NULL) == ESP_ACT_DEF_DISCARD,
+	      "auto, a rule, no match: discard");
+	set_default(EGW_ESP_DIR_OUT, EGW_ESP_DEFAULT_BYPASS);
+	CHECK(act_of(EGW_ESP_DIR_OUT, &v4, NULL, NULL) == EGW_ESP_BYPASS, "bypass default");
+	CHECK(egw_esp_policy_del(EGW_ESP_DIR_OUT, (uint32_t)id) == 0, "del");
+	CHECK(!egw_esp_policy_active(EGW_ESP_DIR_OUT), "bypass, no rule: not active");
+	/* discard with no rule at all: active, everything dropped */
+	set_default(EGW_ESP_DIR_OUT, EGW_ESP_DEFAULT_DISCARD);
+	CHECK(egw_esp_policy_active(EGW_ESP_DIR_OUT), "discard, no rule: active");
+	CHECK(act_of(EGW_ESP_DIR_OUT, &v4, NULL, NULL) == ESP_ACT_DEF_DISCARD,
+	      "discard default, no rule");
+	CHECK(act_of(EGW_ESP_DIR_IN, &v4, NULL, NULL) == EGW_ESP_BYPASS, "the other direction");
+	set_default(EGW_ESP_DIR_OUT, EGW_ESP_DEFAULT_BYPASS);
+
+	/* TCP behind nine destination-options headers evades neither a tcp
+	 * discard rule nor a tcp protect rule: with the default bypass it
+	 * would otherwise leave in clear */
+	id = add(&tcp_discard, -1);
+	CHECK(act_of(EGW_ESP_DIR_OUT, &tcp, NULL, NULL) == EGW_ESP_DISCARD, "tcp discarded");
+	CHECK(act_of(EGW_ESP_DIR_OUT, &tcp9, NULL, NULL) == ESP_ACT_PROTO_UNKNOWN,
+	      "tcp behind 9 dstopts does not leave under a tcp discard rule");
+	egw_esp_policy_del(EGW_ESP_DIR_OUT, (uint32_t)id);
+	id = add(&tcp_protect, -1);
+	CHECK(act_of(EGW_ESP_DIR_OUT, &tcp, &sa, NULL) == EGW_ESP_PROTECT &&
+		      sa == esp_sa_find(SPI_T2, EGW_ESP_DIR_OUT),
+	      "tcp protected");
+	CHECK(act_of(EGW_ESP_DIR_OUT, &tcp9, NULL, NULL) == ESP_ACT_PROTO_UNKNOWN,
+	      "tcp behind 9 dstopts does not leave in clear under a tcp protect rule");
+	/* a proto-any bypass rule does not take it either; a discard one does */
+	CHECK(add(&any_bypass, -1) > 0, "any bypass");
+	CHECK(act_of(EGW_ESP_DIR_OUT, &tcp9, NULL, NULL) == ESP_ACT_PROTO_UNKNOWN,
+	      "unknown protocol: a proto-any bypass rule does not pass it");
+	del_all(EGW_ESP_DIR_OUT);
+	CHECK(add(&any_discard, -1) > 0, "any discard");
+	CHECK(act_of(EGW_ESP_DIR_OUT, &tcp9, NULL, NULL) == EGW_ESP_DISCARD,
+	      "unknown protocol: a proto-any discard rule takes it");
+	del_all(EGW_ESP_DIR_OUT);
+	set_default(EGW_ESP_DIR_OUT, EGW_ESP_DEFAULT_AUTO);
+}
+
+/* egw_esp_sa_replace(): one step from the old SA to the new; inbound both
+ * are accepted until the old one is deleted. */
+static void
+test_replace(void)
+{
+	const struct pol out_p = {0, "10.20.0.0/16", "0.0.0.0/0", -1, EGW_ESP_PROTECT, 0x5001};
+	const struct pol in_p = {1, "10.30.0.0/16", "0.0.0.0/0", -1, EGW_ESP_PROTECT, 0x6001};
+	static const struct frame o = {
+		"out", 4, "10.20.1.1", "8.8.8.8", IPPROTO_UDP, EXT_NONE, false, 0, 0, 0, 0};
+	static const struct frame i = {
+		"in", 4, "10.30.1.1", "8.8.8.8", IPPROTO_UDP, EXT_NONE, false, 0, 0, 0, 0};
+	struct egw_esp_sa *sa, *prev, *a, *b, *c, *d, *e;
+	char err[256] = "";
+	int rc;
+
+	if (sa_add(0x5001, EGW_ESP_DIR_OUT, EGW_ESP_MODE_TRANSPORT) != 0 ||
+	    sa_add(0x5002, EGW_ESP_DIR_OUT, EGW_ESP_MODE_TRANSPORT) != 0 ||
+	    sa_add(0x6001, EGW_ESP_DIR_IN, EGW_ESP_MODE_TRANSPORT) != 0 ||
+	    sa_add(0x6002, EGW_ESP_DIR_IN, EGW_ESP_MODE_TRANSPORT) != 0 ||
+	    sa_add(0x6003, EGW_ESP_DIR_IN, EGW_ESP_MODE_TRANSPORT) != 0) {
+		CHECK(0, "replace SAs");
+		return;
+	}
+	a = esp_sa_find(0x5001, EGW_ESP_DIR_OUT);
+	b = esp_sa_find(0x5002, EGW_ESP_DIR_OUT);
+	c = esp_sa_find(0x6001, EGW_ESP_DIR_IN);
+	d = esp_sa_find(0x6002, EGW_ESP_DIR_IN);
+	e = esp_sa_find(0x6003, EGW_ESP_DIR_IN);
+	CHECK(add(&out_p, -1) > 0 && add(&out_p, -1) > 0 && add(&in_p, -1) > 0, "rules");
+	rc = egw_esp_sa_replace(EGW_ESP_DIR_OUT, 0x5001, 0x5009, err, sizeof(err));
+	CHECK(rc == -ENOENT && strstr(err, "0x5009") != NULL, "unknown new SA: %s", err);
+	rc = egw_esp_sa_replace(EGW_ESP_DIR_OUT, 0x5001, 0x5001, err, sizeof(err));
+	CHECK(rc == -EINVAL, "an SA does not replace itself");
+	rc = egw_esp_sa_replace(EGW_ESP_DIR_OUT, 0x5002, 0x5001, err, sizeof(err));
+	CHECK(rc == -ENOENT, "no rule protects with 0x5002: %s", err);
+	rc = egw_esp_sa_replace(EGW_ESP_DIR_OUT, 0x5001, 0x5002, err, sizeof(err));
+	CHECK(rc == 2, "outbound: both rules move (%d %s)", rc, err);
+	CHECK(act_of(EGW_ESP_DIR_OUT, &o, &sa, NULL) == EGW_ESP_PROTECT && sa == b,
+	      "outbound through the new SA");
+	CHECK(a->policy_refs == 0 && b->policy_refs == 2, "references moved: %u %u", a->policy_refs,
+	      b->policy_refs);
+	walk(EGW_ESP_DIR_OUT);
+	CHECK(wk.n == 2 && wk.p[0].spi == 0x5002 && wk.p[1].spi == 0x5002, "rules name 0x5002");
+	CHECK(egw_esp_sa_del(0x5001, EGW_ESP_DIR_OUT, err, sizeof(err)) == 0,
+	      "old outbound SA deleted: %s", err);
+
+	rc = egw_esp_sa_replace(EGW_ESP_DIR_IN, 0x6001, 0x6002, err, sizeof(err));
+	CHECK(rc == 1, "inbound: the rule moves (%d %s)", rc, err);
+	CHECK(act_of(EGW_ESP_DIR_IN, &i, &sa, &prev) == EGW_ESP_PROTECT && sa == d && prev == c,
+	      "inbound: new SA, old one still accepted");
+	/* the flow cache: a clear-path lookup (no predecessor asked) of the
+	 * same flow does not lose the predecessor for the next lookup */
+	{
+		struct rte_mbuf *m = build(&i);
+		struct egw_esp_res res;
+
+		memset(&res, 0, sizeof(res));
+		if (m != NULL && egw_esp_inbound_clear(ctx, &m, 1, &res) != 0)
+			rte_pktmbuf_free(m);
+		CHECK(res.drop[EGW_ESP_DROP_IN_CLEAR] == 1, "in clear: dropped");
+		CHECK(act_of(EGW_ESP_DIR_IN, &i, &sa, &prev) == EGW_ESP_PROTECT && sa == d &&
+			      prev == c,
+		      "inbound after a cached clear lookup: the predecessor still accepted");
+	}
+	/* a second rekey before the old one went: only the last two stay */
+	rc = egw_esp_sa_replace(EGW_ESP_DIR_IN, 0x6002, 0x6003, err, sizeof(err));
+	CHECK(rc == 1, "inbound rekey again");
+	CHECK(act_of(EGW_ESP_DIR_IN, &i, &sa, &prev) == EGW_ESP_PROTECT && sa == e && prev == d,
+	      "inbound: the newest and its predecessor");
+	CHECK(c->policy_refs == 0, "the oldest holds no reference (%u)", c->policy_refs);
+	CHECK(egw_esp_sa_del(0x6001, EGW_ESP_DIR_IN, err, sizeof(err)) == 0, "oldest deleted");
+	CHECK(egw_esp_sa_del(0x6002, EGW_ESP_DIR_IN, err, sizeof(err)) == 0,
+	      "the predecessor deletes: %s", err);
+	CHECK(act_of(EGW_ESP_DIR_IN, &i, &sa, &prev) == EGW_ESP_PROTECT && sa == e && prev == NULL,
+	      "inbound: predecessor gone");
+	CHECK(egw_esp_sa_del(0x6003, EGW_ESP_DIR_IN, err, sizeof(err)) == -EBUSY,
+	      "the protecting SA does not delete");
+	del_all(EGW_ESP_DIR_OUT);
+	del_all(EGW_ESP_DIR_IN);
+	CHECK(e->policy_refs == 0 && b->policy_refs == 0, "no reference left");
+	egw_esp_sa_del(0x5002, EGW_ESP_DIR_OUT, err, sizeof(err));
+	egw_esp_sa_del(0x6003, EGW_ESP_DIR_IN, err, sizeof(err));
 }
 
 /* ---- order changes: insertion, deletion, ids, hits ------------------------- */
@@ -800,7 +1045,7 @@ lookup_one(const struct frame *f, struct egw_esp_sa **sa)
 
 	if (m == NULL)
 		return -1;
-	esp_spd_lookup(ctx, EGW_ESP_DIR_OUT, &m, 1, &a, &s);
+	esp_spd_lookup(ctx, EGW_ESP_DIR_OUT, &m, 1, &a, &s, NULL);
 	rte_pktmbuf_free(m);
 	if (sa != NULL)
 		*sa = s;
@@ -1003,7 +1248,7 @@ main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/state", dir);
 	rc = egw_esp_init(qs);
 	CHECK(rc == 0, "egw_esp_init: %d", rc);
-	rc = egw_esp_state_file(path, err, sizeof(err));
+	rc = egw_esp_state_file(path, true, err, sizeof(err));
 	CHECK(rc == 0, "state file: %d %s", rc, err);
 	ctx = egw_esp_ctx_create(0, pool);
 	CHECK(ctx != NULL, "context");
@@ -1024,6 +1269,8 @@ main(int argc, char **argv)
 	test_positions();
 	test_refs();
 	test_limit();
+	test_defaults();
+	test_replace();
 	del_all(EGW_ESP_DIR_IN);
 	CHECK(esp_sa_find(SPI_IN, EGW_ESP_DIR_IN)->policy_refs == 0, "inbound refs back to 0");
 	/* policies left behind are released by egw_esp_fini() */
