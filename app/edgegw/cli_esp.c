@@ -967,7 +967,7 @@ cmd_show_esp(void *pr, struct cmdline *cl __rte_unused, void *data)
 			enum egw_esp_policy_default def = egw_esp_policy_default_get(d);
 
 			printf("  %-3s default %s: no match is %s\n", dir_name(d), defs[def],
-			       !egw_esp_policy_active(d) ? "passed in clear (no policy)"
+			       !egw_esp_policy_active(d)       ? "passed in clear (no policy)"
 			       : def == EGW_ESP_DEFAULT_BYPASS ? "passed in clear"
 							       : "discarded (esp_policy_default)");
 			pw.pos = 0;

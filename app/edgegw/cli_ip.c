@@ -165,6 +165,9 @@ address(struct ip_args *a)
 	rc = add ? egw_ip_addr_add(port, vlan, &ad, len) : egw_ip_addr_del(port, vlan, &ad, len);
 	if (rc == 0 && vlan == 0)
 		egw_exception_addr(port, &ad, len, add);
+	/* ESP to an address of edgegw's is edgegw's to decrypt (transport mode) */
+	if (rc == 0)
+		egw_esp_stage_local_addr(&ad, add);
 	if (rc == -EINVAL)
 		egw_cli_fail("ip address %s %s port %u: not a unicast address, a link-local one "
 			     "(edgegw makes its own), or port %u is an access port",

@@ -323,6 +323,9 @@ int egw_rxtok_stage_init(void);
 int egw_esp_stage_init(void);
 void egw_esp_stage_fini(void);
 void egw_esp_stage_update(void);
+/** An address of edgegw's was added or deleted: ESP to it is processed
+ * (lib/esp's local addresses). */
+void egw_esp_stage_local_addr(const struct egw_ip_addr *a, bool add);
 /** Context of a worker (NULL without ESP); read under ctrl_lock. */
 const struct egw_esp_ctx *egw_esp_stage_ctx(uint16_t worker);
 void egw_esp_stage_show_config(FILE *f);

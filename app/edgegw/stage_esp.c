@@ -9,10 +9,12 @@
  *   - from an uplink port: ESP frames are decrypted and clear frames are
  *     checked against the inbound policies; both go on (each group in
  *     arrival order);
- *   - from other ports: on to the next stage unchanged.
+ *   - from ports without a role: as from an access port (fail closed: no
+ *     port skips the policies).
  * Frames ESP made or rewrote are classified again (lib/eth) before they go
  * on: the later stages read the class, and a tunnel may change the family.
- * With no SA and no policy the stage costs one load and a branch.
+ * With no SA, no policy and no default that discards, the stage costs one
+ * load and a branch.
  *
  * Each worker has its own context (index = worker index, mbufs from the
  * pool of its socket); the workers are the library's QSBR readers.
@@ -220,12 +222,12 @@ stage_esp(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw_eth_
 		next_stage[cls](b, pkts, n);
 		return;
 	}
-	switch (egw.ports[b->port].role) {
-	case EGW_ROLE_ACCESS:
-	case EGW_ROLE_LAN: esp_outbound(b, b->w->esp, pkts, n, cls); break;
-	case EGW_ROLE_UPLINK: esp_inbound(b, b->w->esp, pkts, n, cls); break;
-	default: next_stage[cls](b, pkts, n); break;
-	}
+	/* the uplink is the unprotected side; every other port (a role or
+	 * none) is protected: what enters there meets the outbound policies */
+	if (egw.ports[b->port].role == EGW_ROLE_UPLINK)
+		esp_inbound(b, b->w->esp, pkts, n, cls);
+	else
+		esp_outbound(b, b->w->esp, pkts, n, cls);
 }
 
 static void
@@ -262,12 +264,32 @@ egw_esp_stage_update(void)
 {
 	int active = 0;
 
+	/* an SA, or a direction whose packets need a look (a policy, or a
+	 * default that discards) */
 	if (egw.esp)
-		active = egw_esp_sa_count(EGW_ESP_DIR_OUT) + egw_esp_sa_count(EGW_ESP_DIR_IN) +
-				 policy_count(EGW_ESP_DIR_OUT) + policy_count(EGW_ESP_DIR_IN) !=
-			 0;
+		active =
+			egw_esp_sa_count(EGW_ESP_DIR_OUT) + egw_esp_sa_count(EGW_ESP_DIR_IN) != 0 ||
+			egw_esp_policy_active(EGW_ESP_DIR_OUT) ||
+			egw_esp_policy_active(EGW_ESP_DIR_IN);
 	/* pairs with the acquire load in stage_esp() */
 	__atomic_store_n(&esp_active, active, __ATOMIC_RELEASE);
+}
+
+void
+egw_esp_stage_local_addr(const struct egw_ip_addr *a, bool add)
+{
+	struct egw_esp_addr ea;
+	int rc;
+
+	if (!egw.esp)
+		return;
+	memset(&ea, 0, sizeof(ea));
+	ea.family = a->family;
+	memcpy(ea.a, a->a, sizeof(ea.a));
+	rc = add ? egw_esp_local_addr_add(&ea) : egw_esp_local_addr_del(&ea);
+	if (rc < 0)
+		fprintf(stderr, "warning: ESP: local address %s: %s\n", add ? "add" : "delete",
+			strerror(-rc));
 }
 
 /* The mbuf pool for a worker's context: its socket's, else any. */

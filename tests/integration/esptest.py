@@ -355,7 +355,8 @@ def gateway_run(c, binary, name, tag, esp_lines, access_in, uplink_in, extra_cmd
     cmd = c.path(tag + ".cmd")
     with open(cmd, "w") as f:
         f.write("set fwd gateway xconnect\nport role 0 lan\nport role 1 uplink\nshow config\n")
-        f.write("esp state-file %s\n" % state)
+        # 'create' only for a new file: a missing one is refused otherwise
+        f.write("esp state-file %s%s\n" % (state, "" if os.path.exists(state) else " create"))
         for line in esp_lines:
             f.write(line + "\n")
         for line in extra_cmds:

@@ -711,7 +711,7 @@ def two_worker_run(c, binary):
     cmd = c.path("q.cmd")
     with open(cmd, "w") as f:
         f.write("set fwd gateway xconnect\nport role 0 lan\nport role 1 uplink\n"
-                "esp state-file %s\n%s\n"
+                "esp state-file %s create\n%s\n"
                 "esp policy add out src 10.20.0.0/24 dst 10.20.1.0/24 protect %d\nshow config\n" %
                 (c.path("q.state"), sa.command(), sa.spi))
     cpus = sorted(os.sched_getaffinity(0))

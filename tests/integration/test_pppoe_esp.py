@@ -52,7 +52,7 @@ def setup(state):
         "pppoe pool add %s" % POOL6,
         "ppp auth pap",
         "ppp user add alice alice-secret",
-        "esp state-file %s" % state,
+        "esp state-file %s create" % state,
         "esp sa add 0x%x out aead aes-128-gcm key %s mode tunnel src %s dst %s mtu %d" %
         (SPI, KEY_OUT, TUN_SRC, TUN_DST, SA_MTU),
         "esp sa add 0x%x in aead aes-128-gcm key %s mode tunnel src %s dst %s" %

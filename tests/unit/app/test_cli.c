@@ -148,8 +148,9 @@ esp_snap_same(const struct esp_snap *a, const struct esp_snap *b)
 
 #define K16 "000102030405060708090a0b0c0d0e0f"
 #define SALT "a0a1a2a3"
-#define KEY128 K16 SALT     /* 20 bytes: aes-128-gcm */
-#define KEY256 K16 K16 SALT /* 36 bytes: aes-256-gcm, chacha20-poly1305 */
+#define KEY128 K16 SALT        /* 20 bytes: aes-128-gcm */
+#define KEY256 K16 K16 SALT    /* 36 bytes: aes-256-gcm, chacha20-poly1305 */
+#define KEY128B K16 "b0b1b2b3" /* KEY128 with another salt: another key */
 #define TUN4 " mode tunnel src 192.0.2.1 dst 198.51.100.1"
 
 static int
@@ -188,7 +189,16 @@ test_esp(void)
 	/* outbound SAs need a state file */
 	ESP_BAD("esp sa add 0x100 out aead aes-128-gcm key " KEY128 TUN4);
 	ESP_BAD("esp state-file");
-	ESP_BAD("esp state-file /nonexistent-dir/x/state");
+	ESP_BAD("esp state-file /nonexistent-dir/x/state create");
+	/* a missing file is refused unless 'create' says it is new */
+	snprintf(line, sizeof(line), "esp state-file %s", state);
+	ESP_BAD(line);
+	snprintf(line, sizeof(line), "esp state-file %s create extra", state);
+	ESP_BAD(line);
+	snprintf(line, sizeof(line), "esp state-file %s create", state);
+	OK(line);
+	/* 'create' again: the file exists now */
+	ESP_BAD(line);
 	snprintf(line, sizeof(line), "esp state-file %s", state);
 	OK(line);
 	CHECK(egw_esp_state_path() != NULL && strcmp(egw_esp_state_path(), state) == 0,
@@ -196,7 +206,11 @@ test_esp(void)
 
 	/* good SAs */
 	OK("esp sa add 0x100 out aead aes-128-gcm key 0x" KEY128 TUN4 " esn on mtu 1400 ttl 32");
-	OK("esp sa add 256 in aead aes-128-gcm key " KEY128 TUN4 " window 4096");
+	/* one key, one SA: the outbound SA's key is refused for another SA of
+	 * either direction */
+	ESP_BAD("esp sa add 256 in aead aes-128-gcm key " KEY128 TUN4 " window 4096");
+	ESP_BAD("esp sa add 0x101 out aead aes-128-gcm key " KEY128 TUN4);
+	OK("esp sa add 256 in aead aes-128-gcm key " KEY128B TUN4 " window 4096");
 	OK("esp sa add 0x200 in aead chacha20-poly1305 key " KEY256
 	   " mode transport esn on window 64 natt sport 4500 dport 14500 seq 5 "
 	   "lifetime packets 100 200 lifetime bytes 0 1000000");
@@ -333,6 +347,38 @@ test_esp(void)
 	      "SA 0x100 gone in both directions");
 	CHECK(egw_esp_sa_count(EGW_ESP_DIR_OUT) == 1 && egw_esp_sa_count(EGW_ESP_DIR_IN) == 1,
 	      "1 out, 1 in SA left");
+
+	/* the default of each direction */
+	ESP_BAD("esp policy default out");
+	ESP_BAD("esp policy default sideways discard");
+	ESP_BAD("esp policy default out maybe");
+	OK("esp policy default in discard");
+	CHECK(egw_esp_policy_default_get(EGW_ESP_DIR_IN) == EGW_ESP_DEFAULT_DISCARD &&
+		      egw_esp_policy_active(EGW_ESP_DIR_IN),
+	      "inbound default discard: active without a rule");
+	OK("show esp policy");
+	OK("esp policy default in auto");
+	CHECK(egw_esp_policy_default_get(EGW_ESP_DIR_IN) == EGW_ESP_DEFAULT_AUTO, "back to auto");
+	OK("esp policy default out bypass");
+	OK("esp policy default out auto");
+
+	/* make-before-break rekey */
+	OK("esp sa add 0x400 out aead aes-128-gcm key " KEY128B TUN4);
+	OK("esp policy add out src 10.4.0.0/16 dst 0.0.0.0/0 protect 4294967295");
+	ESP_BAD("esp sa replace out 4294967295");
+	ESP_BAD("esp sa replace out 4294967295 0x999"); /* no such SA */
+	ESP_BAD("esp sa replace out 0x400 4294967295"); /* nothing protects with 0x400 */
+	ESP_BAD("esp sa replace up 4294967295 0x400");
+	OK("esp sa replace out 4294967295 0x400");
+	ESP_BAD("esp sa del 0x400 out"); /* the policy moved to it */
+	OK("esp sa del 4294967295");     /* the old one is free */
+	OK("esp sa add 4294967295 out aead aes-256-gcm key " KEY256
+	   " mode tunnel src 2001:db8::1 dst 2001:db8::2 natt lifetime packets 0 5");
+	OK("esp sa replace out 0x400 4294967295");
+	OK("esp sa del 0x400 out");
+	/* the state file keeps every key used; prune drops those no SA uses */
+	OK("esp state-prune");
+	ESP_BAD("esp state-prune now");
 
 	/* forwarding with SAs and policies: the ESP stage is active (the
 	 * null frames are dropped before it) and the identity holds */
