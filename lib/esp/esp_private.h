@@ -225,7 +225,7 @@ struct egw_esp_ctx {
 	struct rte_mempool *indirect_pool; /* for rte_ipv4_fragment_packet */
 	const char *arch;
 	uint32_t frame_max;   /* largest frame one mbuf of pool holds */
-	uint16_t ip_id;       /* outer IPv4 id of tunnel packets made here */
+	uint16_t ip_id;       /* counts outer IPv4 ids of tunnel packets (outb.c) */
 	uint32_t icmp_tokens; /* ICMP too-big rate limit (outb.c) */
 	uint64_t icmp_tsc;
 	/* per-job scratch: nonce (salt + IV), AAD, computed tag, packet */

@@ -17,6 +17,7 @@
  * A number above the persisted limit is never used (esp_seq_blocked); without
  * ESN the SA stops at 2^32-1 (esp_seq_overflow).
  */
+#include <assert.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -29,6 +30,14 @@
 
 #include "esp_crypto.h"
 #include "esp_private.h"
+
+/* Outer IPv4 ids of tunnel packets: the low bits are the context index, so
+ * two workers sending to the same peer never use one id at the same time
+ * (RFC 6864 4.2: unique per source, destination and protocol while a
+ * datagram may be fragmented); the rest counts per context. */
+#define ESP_IP_ID_CTX_BITS 4
+static_assert(EGW_ESP_MAX_CTX <= 1 << ESP_IP_ID_CTX_BITS,
+	      "every context index must fit the low bits of the outer IPv4 id");
 
 /* Parse the clear frame's IP header chain from the first segment.
  * false: malformed, or headers not in the first segment. */
@@ -220,7 +229,8 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 			h->type_of_service = o.tos;
 			h->total_length = rte_cpu_to_be_16(
 				(uint16_t)(sizeof(*h) + (sa->natt ? ESP_UDP_LEN : 0) + esp_len));
-			h->packet_id = rte_cpu_to_be_16(c->ip_id++);
+			h->packet_id = rte_cpu_to_be_16(
+				(uint16_t)(c->ip_id++ << ESP_IP_ID_CTX_BITS | c->idx));
 			h->fragment_offset = o.family == AF_INET && o.df
 						     ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)
 						     : 0;

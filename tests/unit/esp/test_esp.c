@@ -958,6 +958,68 @@ test_icmp_limit(void)
 	      after.icmp_limited - before.icmp_limited);
 }
 
+/* Two contexts (two workers) sending through one IPv4 tunnel SA: their outer
+ * IPv4 ids never coincide (RFC 6864), over 10,000 packets each. */
+#define IPID_PKTS 10000
+
+static void
+test_ip_id_disjoint(void)
+{
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TUNNEL, .outer = AF_INET};
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 20};
+	static uint8_t frame[512], seen[2][65536];
+	struct egw_esp_ctx *cx[2];
+	struct egw_esp_sa *sa[100];
+	struct rte_mbuf *in[100], *out[100 + EGW_ESP_MAX_SEGS];
+	struct egw_esp_res res;
+	uint32_t len = build(&p, frame), made[2] = {0, 0}, both = 0, i;
+	unsigned int w, b;
+
+	clear_all();
+	if (sa_pair(0x8100, &t) < 0)
+		return;
+	memset(seen, 0, sizeof(seen));
+	cx[0] = ctx;
+	cx[1] = egw_esp_ctx_create(1, pool);
+	CHECK(cx[1] != NULL, "a second context");
+	if (cx[1] == NULL)
+		return;
+	/* interleaved, as two workers run side by side */
+	for (b = 0; b < IPID_PKTS / RTE_DIM(in); b++) {
+		for (w = 0; w < 2; w++) {
+			uint16_t np, k;
+
+			for (i = 0; i < RTE_DIM(in); i++)
+				in[i] = mk(frame, len);
+			memset(&res, 0, sizeof(res));
+			np = egw_esp_outbound_lookup(cx[w], in, RTE_DIM(in), sa, &res);
+			k = np == RTE_DIM(in) ? egw_esp_outbound_burst(cx[w], sa, in, np, out,
+								       RTE_DIM(out), &res)
+					      : 0;
+			if (k != RTE_DIM(in) || res.n_out != RTE_DIM(in)) {
+				CHECK(0, "context %u: a burst of %u encrypted (%u)", w,
+				      (unsigned int)RTE_DIM(in), res.n_out);
+				goto out;
+			}
+			for (i = 0; i < res.n_out; i++) {
+				const struct rte_ipv4_hdr *h =
+					rte_pktmbuf_mtod_offset(out[i], struct rte_ipv4_hdr *, 14);
+
+				seen[w][rte_be_to_cpu_16(h->packet_id)] = 1;
+				made[w]++;
+			}
+			rte_pktmbuf_free_bulk(out, res.n_out);
+		}
+	}
+	for (i = 0; i < 65536; i++)
+		both += seen[0][i] & seen[1][i];
+	CHECK(made[0] == IPID_PKTS && made[1] == IPID_PKTS && both == 0,
+	      "outer IPv4 ids of two contexts disjoint over %u + %u packets (%u in common)",
+	      made[0], made[1], both);
+out:
+	egw_esp_ctx_free(cx[1]);
+}
+
 /* ---- sequence numbers ---------------------------------------------------- */
 
 static void
@@ -1282,6 +1344,7 @@ main(int argc, char **argv)
 	test_trailer();
 	test_big_burst();
 	test_icmp_limit();
+	test_ip_id_disjoint();
 	test_seq_limits();
 	test_state_file();
 	test_iv_unique();
