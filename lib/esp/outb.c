@@ -318,7 +318,16 @@ count_drop(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct egw_esp_res *res
 }
 
 /* Encrypt out[0..n) (all of one SA) in place; drops are freed and removed
- * (order kept). Returns the number left. */
+ * (order kept). Returns the number left.
+ *
+ * Hard byte lifetime: the run's clear bytes are reserved with one atomic add
+ * on sa->bytes_used before anything is sent; a packet whose bytes would take
+ * the SA past life_hard_bytes is dropped (esp_lifetime_expired), and what was
+ * reserved for packets not sent is given back with one more add. So the SA
+ * never protects more than life_hard_bytes bytes, whichever workers share
+ * it; while a reservation is outstanding another worker may see too little
+ * left and drop a packet that would have fitted (the SA is then at its end
+ * anyway). */
 static uint16_t
 encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[], uint16_t n,
 	    struct egw_esp_res *res)
@@ -326,7 +335,8 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 	struct esp_sa_lstats *ls = &sa->stats[c->idx];
 	IMB_JOB *jobs[EGW_ESP_MAX_BURST];
 	uint8_t why[EGW_ESP_MAX_BURST];
-	uint64_t base, limit, seq, bytes = 0, ip_bytes = 0;
+	uint32_t clear[EGW_ESP_MAX_BURST];
+	uint64_t base, limit, seq, bytes = 0, ip_bytes = 0, want = 0, used;
 	unsigned int i, nj = 0;
 	uint16_t k = 0;
 
@@ -335,6 +345,16 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 			why[i] = EGW_ESP_DROP_LIFETIME;
 		goto drops;
 	}
+	/* clear IP bytes of each packet, as the SA counts them */
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = out[i];
+
+		clear[i] =
+			c->pre_ok[i] && m->nb_segs == 1 ? c->pre[i].ip_len : m->pkt_len - m->l2_len;
+		want += clear[i];
+	}
+	/* one reservation for the run: bytes used .. used+want-1 are ours alone */
+	used = __atomic_fetch_add(&sa->bytes_used, want, __ATOMIC_RELAXED);
 	/* one reservation for the run: numbers base .. base+n-1 are ours alone */
 	base = __atomic_fetch_add(&sa->seq_next, n, __ATOMIC_RELAXED);
 	/* pairs with the release store of the control path once the limit is on disk */
@@ -348,12 +368,12 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 							      : EGW_ESP_DROP_SEQ_BLOCKED;
 		} else if (seq - sa->seq_first >= sa->life_hard_packets) {
 			why[i] = EGW_ESP_DROP_LIFETIME;
+		} else if (used > sa->life_hard_bytes || clear[i] > sa->life_hard_bytes - used) {
+			why[i] = EGW_ESP_DROP_LIFETIME;
 		} else {
-			uint32_t before = out[i]->pkt_len - out[i]->l2_len;
-
 			why[i] = (uint8_t)encap_one(c, sa, &out[i], seq, jobs[nj], i);
 			if (why[i] == EGW_ESP_DROP_MAX) {
-				ip_bytes += before;
+				used += clear[i];
 				nj++;
 			}
 		}
@@ -369,18 +389,21 @@ drops:
 	for (i = 0; i < n; i++) {
 		if (why[i] == EGW_ESP_DROP_MAX) {
 			bytes += out[i]->pkt_len - out[i]->l2_len;
+			ip_bytes += clear[i];
 			out[k++] = out[i];
 		} else {
 			count_drop(c, sa, res, why[i]);
 			rte_pktmbuf_free(out[i]);
 		}
 	}
+	/* the reservation of the packets not sent goes back */
+	if (want != ip_bytes)
+		__atomic_fetch_sub(&sa->bytes_used, want - ip_bytes, __ATOMIC_RELAXED);
 	if (k != 0) {
 		ls->packets += k;
 		ls->bytes += ip_bytes;
 		c->st.out_packets += k;
 		c->st.out_bytes += bytes;
-		__atomic_fetch_add(&sa->bytes_used, ip_bytes, __ATOMIC_RELAXED);
 	}
 	return k;
 }

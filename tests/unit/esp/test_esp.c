@@ -179,6 +179,8 @@ struct t_sa {
 	bool natt;
 	uint64_t seq;
 	uint32_t window;
+	uint64_t life_bytes; /* outbound hard byte lifetime; 0 = none */
+	uint16_t mtu;        /* outbound SA mtu; 0 = default */
 };
 
 /* Each SA pair gets a key of its own: the state file rightly continues an
@@ -237,6 +239,10 @@ sa_pair(uint32_t spi, const struct t_sa *t)
 		c.natt = t->natt;
 		c.seq_start = d == EGW_ESP_DIR_OUT ? t->seq : (t->seq > 1 ? t->seq - 1 : 0);
 		c.window = t->window;
+		if (d == EGW_ESP_DIR_OUT) {
+			c.life_bytes.hard = t->life_bytes;
+			c.mtu = t->mtu;
+		}
 		if (t->mode == EGW_ESP_MODE_TUNNEL) {
 			addr(&c.tun_src, t->outer, 1);
 			addr(&c.tun_dst, t->outer, 2);
@@ -1020,6 +1026,61 @@ out:
 	egw_esp_ctx_free(cx[1]);
 }
 
+/* Hard byte lifetime N: the SA protects at most N clear IP bytes, exactly,
+ * checked by the worker as the packets go (no control-path tick here). */
+static void
+test_life_bytes(void)
+{
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 100}; /* IP 128 */
+	const uint32_t L = 128, half = 64;
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM,
+			 .mode = EGW_ESP_MODE_TUNNEL,
+			 .outer = AF_INET,
+			 .life_bytes = 10 * 128 + 64};
+	static const struct {
+		uint16_t n, plen, ok;
+	} steps[] = {
+		{4, 100, 4},  /* 512 of 1344 */
+		{28, 100, 6}, /* 1280: the 11th would pass N */
+		{1, 100, 0},  /* 64 left: a 128-byte packet does not fit */
+		{1, 36, 1},   /* a 64-byte one does: N exactly */
+		{1, 0, 0},    /* nothing left, not even 28 bytes */
+	};
+	static uint8_t frame[512];
+	struct rte_mbuf *in[32], *out[32];
+	struct egw_esp_sa_info info;
+	struct egw_esp_res res;
+	uint64_t sent = 0;
+	unsigned int i, s;
+
+	clear_all();
+	if (sa_pair(0x8200, &t) < 0)
+		return;
+	for (s = 0; s < RTE_DIM(steps); s++) {
+		struct t_pkt q = p;
+		uint32_t len;
+		uint16_t k;
+
+		q.plen = steps[s].plen;
+		len = build(&q, frame);
+		for (i = 0; i < steps[s].n; i++)
+			in[i] = mk(frame, len);
+		memset(&res, 0, sizeof(res));
+		k = encrypt(in, steps[s].n, out, RTE_DIM(out), &res);
+		CHECK(k == steps[s].ok && res.drop[EGW_ESP_DROP_LIFETIME] ==
+						  (uint32_t)(steps[s].n - steps[s].ok),
+		      "byte lifetime step %u: %u of %u sent (want %u), %u esp_lifetime_expired", s,
+		      k, steps[s].n, steps[s].ok, res.drop[EGW_ESP_DROP_LIFETIME]);
+		sent += (uint64_t)k * (len - 14);
+		rte_pktmbuf_free_bulk(out, k);
+	}
+	egw_esp_sa_info(0x8200, EGW_ESP_DIR_OUT, &info);
+	CHECK(sent == 10 * L + half && info.stats.bytes == sent && info.life_bytes == sent,
+	      "byte lifetime %u: %" PRIu64 " bytes sent, SA counts %" PRIu64 " protected, %" PRIu64
+	      " against the lifetime",
+	      10 * L + half, sent, info.stats.bytes, info.life_bytes);
+}
+
 /* ---- sequence numbers ---------------------------------------------------- */
 
 static void
@@ -1345,6 +1406,7 @@ main(int argc, char **argv)
 	test_big_burst();
 	test_icmp_limit();
 	test_ip_id_disjoint();
+	test_life_bytes();
 	test_seq_limits();
 	test_state_file();
 	test_iv_unique();
