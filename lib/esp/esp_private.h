@@ -236,6 +236,10 @@ struct egw_esp_ctx {
 	/* outbound: headers parsed by the size check, per slot of a run */
 	struct esp_out_pkt pre[EGW_ESP_MAX_BURST];
 	uint8_t pre_ok[EGW_ESP_MAX_BURST];
+	/* outbound NAT-T over IPv6: frame offsets of the UDP header (0: none)
+	 * and of the pseudo-header destination, per slot of a run */
+	uint16_t udp6_off[EGW_ESP_MAX_BURST];
+	uint16_t udp6_dst[EGW_ESP_MAX_BURST];
 	struct egw_esp_ctx_stats st __rte_cache_aligned;
 	uint64_t policy_hits[2][EGW_ESP_MAX_POLICY];
 };

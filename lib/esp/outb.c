@@ -126,6 +126,54 @@ eff_mtu(const struct egw_esp_ctx *c, const struct egw_esp_sa *sa, const struct r
 	return sa->mtu < max ? sa->mtu : max;
 }
 
+/*
+ * Offset from ip6 of the address the upper-layer pseudo-header names as the
+ * destination (RFC 8200 8.1): the final one of a routing header that still
+ * has segments left (type 2, RFC 6275; type 4, RFC 8754: Segment List[0]),
+ * else the header's own. end: where the extension headers end (parse_out()
+ * checked them).
+ */
+static uint32_t
+ip6_final_dst(const uint8_t *ip6, uint32_t end)
+{
+	uint32_t x = sizeof(struct rte_ipv6_hdr), d = offsetof(struct rte_ipv6_hdr, dst_addr);
+	uint8_t nh = ip6[offsetof(struct rte_ipv6_hdr, proto)];
+
+	while (x + 8 <= end) {
+		if (nh == IPPROTO_ROUTING && ip6[x + 3] != 0 && ip6[x + 1] >= 2 &&
+		    (ip6[x + 2] == 2 || ip6[x + 2] == 4))
+			d = x + 8;
+		nh = ip6[x];
+		x += ((uint32_t)ip6[x + 1] + 1) * 8;
+	}
+	return d;
+}
+
+/*
+ * UDP checksum of the NAT-T header at frame offset udp_off of m (single
+ * segment, encrypted): RFC 8200 8.1 forbids 0 over IPv6, and it covers the
+ * ciphertext and ICV, so it is computed once the crypto job is done.
+ */
+static void
+udp6_cksum(struct rte_mbuf *m, uint32_t udp_off, uint32_t dst_off)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(f + udp_off);
+	uint16_t len = rte_be_to_cpu_16(u->dgram_len);
+	uint32_t sum;
+	uint16_t ck;
+
+	/* pseudo-header: source, final destination, length, next header;
+	 * words in memory order, as __rte_raw_cksum() adds them */
+	sum = __rte_raw_cksum(f + m->l2_len + offsetof(struct rte_ipv6_hdr, src_addr), 16, 0);
+	sum = __rte_raw_cksum(f + dst_off, 16, sum);
+	sum += rte_cpu_to_be_16(len) + rte_cpu_to_be_16(IPPROTO_UDP);
+	u->dgram_cksum = 0;
+	sum = __rte_raw_cksum(u, len, sum);
+	ck = (uint16_t)~__rte_raw_cksum_reduce(sum);
+	u->dgram_cksum = ck == 0 ? 0xffff : ck; /* RFC 768: 0 means none */
+}
+
 /* Copy frame m into a fresh mbuf with room for ESP in front and behind. */
 static struct rte_mbuf *
 copy_frame(struct egw_esp_ctx *c, struct rte_mbuf *m, uint32_t len)
@@ -270,13 +318,21 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 		}
 		esp = ip + o.insert;
 	}
+	c->udp6_off[slot] = 0;
 	if (sa->natt) {
 		struct rte_udp_hdr *u = (struct rte_udp_hdr *)esp;
 
 		u->src_port = sa->natt_sport_be;
 		u->dst_port = sa->natt_dport_be;
 		u->dgram_len = rte_cpu_to_be_16((uint16_t)(ESP_UDP_LEN + esp_len));
-		u->dgram_cksum = 0; /* RFC 3948 2.1 */
+		/* IPv4: 0 (RFC 3948 2.1); IPv6: filled in after encryption */
+		u->dgram_cksum = 0;
+		if ((tunnel ? sa->tun_family : o.family) == AF_INET6) {
+			c->udp6_off[slot] = (uint16_t)(esp - p);
+			c->udp6_dst[slot] =
+				(uint16_t)(l2 + (tunnel ? offsetof(struct rte_ipv6_hdr, dst_addr)
+							: ip6_final_dst(ip, o.insert)));
+		}
 		esp += ESP_UDP_LEN;
 	}
 	/* ESP header and IV = the 64-bit sequence number */
@@ -381,9 +437,14 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 	if (nj != 0) {
 		/* only the nj filled jobs are submitted */
 		esp_jobs_run(c, nj, jobs, c->ok);
-		for (i = 0; i < n; i++)
-			if (why[i] == EGW_ESP_DROP_MAX && !c->ok[i])
+		for (i = 0; i < n; i++) {
+			if (why[i] != EGW_ESP_DROP_MAX)
+				continue;
+			if (!c->ok[i])
 				why[i] = EGW_ESP_DROP_CRYPTO;
+			else if (c->udp6_off[i] != 0)
+				udp6_cksum(out[i], c->udp6_off[i], c->udp6_dst[i]);
+		}
 	}
 drops:
 	for (i = 0; i < n; i++) {

@@ -147,6 +147,25 @@ build(const struct t_pkt *t, uint8_t *buf)
 	return sizeof(*eh) + iplen;
 }
 
+/* RFC 768 / RFC 8200 8.1 checksum of the UDP datagram at udp over IPv6,
+ * summed here byte by byte (not with DPDK's helpers): 0 when it verifies. */
+static uint16_t
+t_udp6_sum(const uint8_t *src, const uint8_t *dst, const uint8_t *udp)
+{
+	uint32_t len = (uint32_t)udp[4] << 8 | udp[5], sum = 0, i;
+
+	for (i = 0; i < 16; i += 2)
+		sum += ((uint32_t)src[i] << 8 | src[i + 1]) + ((uint32_t)dst[i] << 8 | dst[i + 1]);
+	sum += len + IPPROTO_UDP;
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)udp[i] << 8 | udp[i + 1];
+	if (len & 1)
+		sum += (uint32_t)udp[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
 static struct rte_mbuf *
 mk(const uint8_t *frame, uint32_t len)
 {
@@ -558,6 +577,21 @@ round_trip_as(const struct t_sa *t, const struct t_pkt *p, const char *what, uin
 			CHECK(rte_be_to_cpu_16(((struct rte_udp_hdr *)(f + esp_off))->dst_port) ==
 				      4500,
 			      "%s: NAT-T port", what);
+		if (t->natt) {
+			const uint8_t *u = f + esp_off;
+			bool v6 =
+				(t->mode == EGW_ESP_MODE_TUNNEL ? t->outer : p->family) == AF_INET6;
+
+			/* IPv6 forbids a zero UDP checksum (RFC 8200 8.1); IPv4
+			 * NAT-T sends 0 (RFC 3948 2.1) */
+			if (v6)
+				CHECK((u[6] | u[7]) != 0 && t_udp6_sum(f + 8, f + 24, u) == 0,
+				      "%s: NAT-T UDP checksum over IPv6 verifies (%02x%02x)", what,
+				      u[6], u[7]);
+			else
+				CHECK((u[6] | u[7]) == 0, "%s: NAT-T UDP checksum 0 over IPv4",
+				      what);
+		}
 	}
 	k = egw_esp_inbound_burst(ctx, out, 1, &res);
 	CHECK(k == 1, "%s: decrypted", what);
