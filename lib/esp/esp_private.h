@@ -226,6 +226,7 @@ struct egw_esp_ctx {
 	const char *arch;
 	uint32_t frame_max;   /* largest frame one mbuf of pool holds */
 	uint16_t ip_id;       /* counts outer IPv4 ids of tunnel packets (outb.c) */
+	uint16_t ingress_mtu; /* MTU of the packets' ingress link; 0 = EGW_ESP_MTU_DEF */
 	uint32_t icmp_tokens; /* ICMP too-big rate limit (outb.c) */
 	uint64_t icmp_tsc;
 	/* per-job scratch: nonce (salt + IV), AAD, computed tag, packet */

@@ -517,6 +517,12 @@ too_big(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf *m,
 	}
 }
 
+void
+egw_esp_ctx_set_ingress_mtu(struct egw_esp_ctx *c, uint16_t mtu)
+{
+	c->ingress_mtu = mtu;
+}
+
 uint16_t
 egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 		       struct rte_mbuf *pkts[], uint16_t n, struct rte_mbuf *out[],
@@ -531,7 +537,7 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 		uint32_t mtu = eff_mtu(c, s, m), hdr_len, plen, need;
 		enum egw_esp_drop why;
 		struct esp_out_pkt o;
-		bool tunnel = s->mode == EGW_ESP_MODE_TUNNEL, tso;
+		bool tunnel = s->mode == EGW_ESP_MODE_TUNNEL, tso, super;
 		unsigned int k;
 		int32_t r;
 
@@ -558,6 +564,13 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 			o.family = 0;
 		}
 		tso = (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) != 0 && m->tso_segsz != 0;
+		/* Only super-packets are segmented: a TSO request, an LRO
+		 * aggregate, or more than the ingress link carries. A TCP
+		 * segment that came over the wire keeps its size: splitting it
+		 * would copy a TCP-MD5 / TCP-AO digest into both halves (both
+		 * wrong) and hide the path MTU from the sender. */
+		super = tso || (m->ol_flags & RTE_MBUF_F_RX_LRO) != 0 ||
+			o.ip_len > (c->ingress_mtu != 0 ? c->ingress_mtu : EGW_ESP_MTU_DEF);
 		r = room(s, mtu, tunnel ? 0 : o.insert);
 		need = tunnel ? o.ip_len : o.ip_len - o.insert;
 		if (r >= 0 && need <= (uint32_t)r && !tso) {
@@ -567,7 +580,7 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 			out[n_out++] = m;
 			continue;
 		}
-		if (esp_gso_tcp_probe(m, &hdr_len, &plen)) {
+		if (super && esp_gso_tcp_probe(m, &hdr_len, &plen)) {
 			/* TCP: segments sized so each ESP packet fits */
 			int32_t mss = r - (int32_t)(hdr_len - m->l2_len - (tunnel ? 0 : o.insert));
 

@@ -178,6 +178,37 @@ mk(const uint8_t *frame, uint32_t len)
 	return m;
 }
 
+/* A frame of any length as a chain of 2,000-byte mbufs (as net_pcap hands
+ * over a jumbo frame). */
+static struct rte_mbuf *
+mk_chain(const uint8_t *frame, uint32_t len)
+{
+	struct rte_mbuf *head = NULL, *prev = NULL;
+	uint32_t off = 0;
+
+	while (off < len) {
+		struct rte_mbuf *s = rte_pktmbuf_alloc(pool);
+		uint16_t k = (uint16_t)RTE_MIN(len - off, 2000u);
+
+		if (s == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		memcpy(rte_pktmbuf_append(s, k), frame + off, k);
+		if (head == NULL) {
+			head = s;
+		} else {
+			prev->next = s;
+			head->nb_segs++;
+			head->pkt_len += k;
+		}
+		prev = s;
+		off += k;
+	}
+	head->l2_len = sizeof(struct rte_ether_hdr);
+	return head;
+}
+
 static uint32_t
 flat(const struct rte_mbuf *m, uint8_t *buf)
 {
@@ -1115,6 +1146,94 @@ test_life_bytes(void)
 	      10 * L + half, sent, info.stats.bytes, info.life_bytes);
 }
 
+/* What becomes of one packet too big for its SA: segments, fragments, or a
+ * drop with an ICMP too-big. Only super-packets are segmented; plain TCP
+ * that came over the wire is answered (path MTU; TCP-MD5/AO). */
+struct big_case {
+	const char *what;
+	uint8_t mode, outer, family, df;
+	uint16_t ip_len;      /* clear IP packet (TCP) */
+	uint64_t ol_flags;    /* RTE_MBUF_F_TX_TCP_SEG / RTE_MBUF_F_RX_LRO */
+	uint16_t tso_segsz;   /* with RTE_MBUF_F_TX_TCP_SEG */
+	uint16_t ingress_mtu; /* egw_esp_ctx_set_ingress_mtu(); 0 = default */
+	char fate;            /* 's'egmented, 'f'ragmented, 'i'cmp */
+};
+
+static const struct big_case big_cases[] = {
+	{"DF TCP v4 1450, tunnel", 1, AF_INET, AF_INET, 1, 1450, 0, 0, 0, 'i'},
+	{"TCP v6 1450, tunnel v6", 1, AF_INET6, AF_INET6, 0, 1450, 0, 0, 0, 'i'},
+	{"DF TCP v4 1450, transport", 0, 0, AF_INET, 1, 1450, 0, 0, 0, 'i'},
+	{"TCP v6 1450, transport", 0, 0, AF_INET6, 0, 1450, 0, 0, 0, 'i'},
+	{"TCP v4 1450 without DF, tunnel", 1, AF_INET, AF_INET, 0, 1450, 0, 0, 0, 'f'},
+	{"DF TCP v4 1450 with TSO", 1, AF_INET, AF_INET, 1, 1450, RTE_MBUF_F_TX_TCP_SEG, 1000, 0,
+	 's'},
+	{"TCP v6 1450 with TSO, transport", 0, 0, AF_INET6, 0, 1450, RTE_MBUF_F_TX_TCP_SEG, 1000, 0,
+	 's'},
+	{"DF TCP v4 1450, LRO", 1, AF_INET, AF_INET, 1, 1450, RTE_MBUF_F_RX_LRO, 0, 0, 's'},
+	{"DF TCP v4 4000, ingress MTU 1500", 1, AF_INET, AF_INET, 1, 4000, 0, 0, 0, 's'},
+	{"TCP v6 4000, ingress MTU 1500", 0, 0, AF_INET6, 0, 4000, 0, 0, 0, 's'},
+	{"DF TCP v4 4000, ingress MTU 9000", 1, AF_INET, AF_INET, 1, 4000, 0, 0, 9000, 'i'},
+	{"TCP v6 4000, ingress MTU 9000", 0, 0, AF_INET6, 0, 4000, 0, 0, 9000, 'i'},
+	{"DF TCP v4 4000, ingress MTU 4000", 1, AF_INET, AF_INET, 1, 4000, 0, 0, 4000, 'i'},
+	{"DF TCP v4 4000, ingress MTU 3999", 1, AF_INET, AF_INET, 1, 4000, 0, 0, 3999, 's'},
+};
+
+static void
+test_too_big(void)
+{
+	static uint8_t frame[8192];
+	unsigned int ci;
+
+	for (ci = 0; ci < RTE_DIM(big_cases); ci++) {
+		const struct big_case *bc = &big_cases[ci];
+		struct t_sa t = {.aead = EGW_ESP_AES128_GCM,
+				 .mode = bc->mode,
+				 .outer = bc->outer,
+				 .mtu = 1400};
+		struct t_pkt p = {
+			.family = bc->family,
+			.proto = IPPROTO_TCP,
+			.df = bc->df,
+			.plen = (uint16_t)(bc->ip_len - 20 - (bc->family == AF_INET ? 20 : 40))};
+		struct rte_mbuf *in[1], *out[EGW_ESP_MAX_SEGS];
+		struct egw_esp_res res;
+		uint32_t len = build(&p, frame), i;
+		uint16_t n, k;
+		bool ok = true;
+
+		clear_all();
+		if (sa_pair(0x8300, &t) < 0)
+			return;
+		egw_esp_ctx_set_ingress_mtu(ctx, bc->ingress_mtu);
+		in[0] = mk_chain(frame, len);
+		in[0]->ol_flags |= bc->ol_flags;
+		in[0]->tso_segsz = bc->tso_segsz;
+		memset(&res, 0, sizeof(res));
+		n = encrypt(in, 1, out, RTE_DIM(out), &res);
+		egw_esp_ctx_set_ingress_mtu(ctx, 0);
+		for (i = 0; i < n; i++) {
+			ok &= out[i]->pkt_len - 14 <= 1400;
+			/* the segments or fragments decrypt */
+			k = egw_esp_inbound_burst(ctx, &out[i], 1, &res);
+			ok &= k == 1;
+			if (k == 1)
+				rte_pktmbuf_free(out[i]);
+		}
+		if (bc->fate == 'i') {
+			CHECK(n == 0 && res.drop[EGW_ESP_DROP_TOO_BIG] == 1 && res.n_icmp == 1,
+			      "%s: dropped as too big with an ICMP too-big (%u out, %u ICMP)",
+			      bc->what, n, res.n_icmp);
+		} else {
+			CHECK(n >= 2 && ok && res.n_icmp == 0 && res.created == n - 1u,
+			      "%s: %s into %u ESP packets within the mtu that decrypt", bc->what,
+			      bc->fate == 's' ? "segmented" : "fragmented", n);
+			if (bc->fate == 'f')
+				CHECK(n == 2, "%s: 2 fragments", bc->what);
+		}
+		rte_pktmbuf_free_bulk(res.icmp, res.n_icmp);
+	}
+}
+
 /* ---- sequence numbers ---------------------------------------------------- */
 
 static void
@@ -1441,6 +1560,7 @@ main(int argc, char **argv)
 	test_icmp_limit();
 	test_ip_id_disjoint();
 	test_life_bytes();
+	test_too_big();
 	test_seq_limits();
 	test_state_file();
 	test_iv_unique();
