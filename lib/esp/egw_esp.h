@@ -333,8 +333,8 @@ void egw_esp_ctx_set_ingress_mtu(struct egw_esp_ctx *c, uint16_t mtu);
  *  - segmented if it is a TCP super-packet (also inside an ipip/ip6tnl
  *    tunnel): RTE_MBUF_F_TX_TCP_SEG with tso_segsz, RTE_MBUF_F_RX_LRO, or an
  *    IP packet larger than the ingress MTU (egw_esp_ctx_set_ingress_mtu());
- *  - otherwise, IPv4 without DF in tunnel mode: fragmented before
- *    encryption;
+ *  - otherwise, IPv4 without DF: fragmented, before encryption in tunnel
+ *    mode, after it in transport mode (RFC 4303 3.3.4: the ESP packet);
  *  - otherwise dropped (esp_too_big), and an ICMP too-big is made.
  * Every other packet is encrypted as it is.
  * Output goes to out[] in input order; drops are freed and counted.

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Outbound ESP: size check, software segmentation or fragmentation, then
- * encryption in place.
+ * Outbound ESP (data path): size check, software segmentation of
+ * super-packets or fragmentation (tunnel mode: of the inner packet, before
+ * encryption; transport mode: of the ESP packet, after it), then encryption
+ * in place.
  *
  * Layout. Transport mode puts the ESP header right after the IP header and
  * the IPv6 extension headers that precede it (hop-by-hop, routing,
@@ -517,6 +519,39 @@ too_big(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf *m,
 	}
 }
 
+/*
+ * Transport mode, IPv4 without DF, m too big for mtu: ESP applies to whole
+ * datagrams only, and the ESP packet is fragmented (RFC 4303 3.3.4). So m is
+ * encrypted as it is, in a run of its own, and the ESP packet, still in one
+ * mbuf, is cut into fragments that fit mtu. Returns the number of frames put
+ * in out[] (room for EGW_ESP_MAX_SEGS); drops are freed and counted.
+ */
+static unsigned int
+encrypt_frag(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *m,
+	     const struct esp_out_pkt *o, uint32_t mtu, struct rte_mbuf *out[],
+	     struct egw_esp_res *res)
+{
+	enum egw_esp_drop why;
+	struct rte_mbuf *e;
+	unsigned int k;
+
+	c->pre[0] = *o;
+	c->pre_ok[0] = m->nb_segs == 1;
+	out[0] = m;
+	if (encrypt_run(c, sa, out, 1, res) == 0)
+		return 0;
+	e = out[0];
+	k = esp_frag_ipv4(c, e, (uint16_t)mtu, out, EGW_ESP_MAX_SEGS, &why);
+	rte_pktmbuf_free(e);
+	if (k == 0) {
+		count_drop(c, sa, res, why);
+		return 0;
+	}
+	res->created += k - 1;
+	c->st.fragments += k - 1;
+	return k;
+}
+
 void
 egw_esp_ctx_set_ingress_mtu(struct egw_esp_ctx *c, uint16_t mtu)
 {
@@ -616,6 +651,15 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 			n_out += k;
 			res->created += k - 1;
 			c->st.fragments += k - 1;
+			continue;
+		}
+		if (!tunnel && o.family == AF_INET && !o.df) {
+			/* what is pending goes first: output keeps input order */
+			if (n_out > run_start)
+				n_out = run_start + encrypt_run(c, run_sa, &out[run_start],
+								n_out - run_start, res);
+			n_out += encrypt_frag(c, s, m, &o, mtu, &out[n_out], res);
+			run_start = n_out;
 			continue;
 		}
 		why = EGW_ESP_DROP_TOO_BIG;

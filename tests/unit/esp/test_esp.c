@@ -1234,6 +1234,109 @@ test_too_big(void)
 	}
 }
 
+/* Transport mode, IPv4 without DF, too big: the ESP packet is made whole,
+ * then fragmented to the SA's mtu (RFC 4303 3.3.4). The fragments,
+ * reassembled here by hand, are an ESP packet the inbound path turns back
+ * into the original. */
+static void
+test_transport_frag(void)
+{
+	static const struct {
+		uint16_t ip_len;
+		bool natt;
+		uint16_t mtu;
+	} cases[] = {
+		{1450, false, 1400},
+		{1800, false, 1400},
+		{1800, true, 1280},
+		{1850, false, 1280},
+	};
+	static uint8_t frame[4096], esp[4096];
+	unsigned int ci;
+
+	for (ci = 0; ci < RTE_DIM(cases); ci++) {
+		struct t_sa t = {.aead = EGW_ESP_AES256_GCM,
+				 .mode = EGW_ESP_MODE_TRANSPORT,
+				 .natt = cases[ci].natt,
+				 .mtu = cases[ci].mtu};
+		struct t_pkt p = {.family = AF_INET,
+				  .proto = IPPROTO_UDP,
+				  .plen = (uint16_t)(cases[ci].ip_len - 28),
+				  .seed = (uint8_t)ci};
+		struct rte_mbuf *in[1], *out[EGW_ESP_MAX_SEGS], *m;
+		struct egw_esp_ctx_stats before, after;
+		struct rte_ipv4_hdr *h;
+		struct egw_esp_res res;
+		uint32_t len = build(&p, frame), glen, total = 0, have = 0, i;
+		bool frags_ok = true, last_seen = false;
+		uint16_t n, k;
+		char what[96];
+
+		snprintf(what, sizeof(what), "transport v4 %u bytes without DF, mtu %u%s",
+			 cases[ci].ip_len, cases[ci].mtu, cases[ci].natt ? ", NAT-T" : "");
+		clear_all();
+		if (sa_pair(0x8400, &t) < 0)
+			return;
+		egw_esp_ctx_stats(ctx, &before);
+		in[0] = mk(frame, len);
+		memset(&res, 0, sizeof(res));
+		n = encrypt(in, 1, out, RTE_DIM(out), &res);
+		egw_esp_ctx_stats(ctx, &after);
+		CHECK(n >= 2 && res.n_icmp == 0 && res.drop[EGW_ESP_DROP_TOO_BIG] == 0 &&
+			      res.created == n - 1u && after.fragments - before.fragments == n - 1u,
+		      "%s: %u fragments, no ICMP, counted as made", what, n);
+		rte_pktmbuf_free_bulk(res.icmp, res.n_icmp);
+		if (n < 2)
+			continue;
+		/* reassemble: payload at its offset, the first fragment's headers */
+		memset(esp, 0, sizeof(esp));
+		for (i = 0; i < n; i++) {
+			const uint8_t *f = rte_pktmbuf_mtod(out[i], const uint8_t *);
+			const struct rte_ipv4_hdr *fh = (const struct rte_ipv4_hdr *)(f + 14);
+			uint16_t fo = rte_be_to_cpu_16(fh->fragment_offset);
+			uint32_t off = (uint32_t)(fo & RTE_IPV4_HDR_OFFSET_MASK) * 8;
+			uint32_t plen = rte_be_to_cpu_16(fh->total_length) - 20u;
+
+			frags_ok &=
+				out[i]->nb_segs == 1 && out[i]->pkt_len == 14 + 20 + plen &&
+				20 + plen <= cases[ci].mtu && rte_ipv4_cksum(fh) == 0 &&
+				fh->packet_id == rte_cpu_to_be_16(0x1234) &&
+				fh->next_proto_id == (cases[ci].natt ? IPPROTO_UDP : IPPROTO_ESP) &&
+				(fo & RTE_IPV4_HDR_DF_FLAG) == 0 && off + plen <= 4000;
+			if (!frags_ok)
+				break;
+			if (off == 0)
+				memcpy(esp, f, 14 + 20);
+			memcpy(esp + 14 + 20 + off, f + 14 + 20, plen);
+			have += plen;
+			if ((fo & RTE_IPV4_HDR_MF_FLAG) == 0) {
+				last_seen = true;
+				total = off + plen;
+			}
+		}
+		rte_pktmbuf_free_bulk(out, n);
+		CHECK(frags_ok && last_seen && have == total,
+		      "%s: fragments within the mtu, ids and headers right, they cover %u bytes",
+		      what, total);
+		if (!frags_ok || !last_seen)
+			continue;
+		h = (struct rte_ipv4_hdr *)(esp + 14);
+		h->total_length = rte_cpu_to_be_16((uint16_t)(20 + total));
+		h->fragment_offset = 0;
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+		m = mk(esp, 14 + 20 + total);
+		k = egw_esp_inbound_burst(ctx, &m, 1, &res);
+		CHECK(k == 1, "%s: the reassembled ESP packet decrypts", what);
+		if (k != 1)
+			continue;
+		glen = flat(m, esp);
+		CHECK(glen == len && memcmp(esp, frame, len) == 0, "%s: back to the original",
+		      what);
+		rte_pktmbuf_free(m);
+	}
+}
+
 /* ---- sequence numbers ---------------------------------------------------- */
 
 static void
@@ -1561,6 +1664,7 @@ main(int argc, char **argv)
 	test_ip_id_disjoint();
 	test_life_bytes();
 	test_too_big();
+	test_transport_frag();
 	test_seq_limits();
 	test_state_file();
 	test_iv_unique();
