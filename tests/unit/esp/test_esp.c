@@ -1234,6 +1234,52 @@ test_too_big(void)
 	}
 }
 
+/* NAT-T over IPv6 in transport mode with a segment routing header that
+ * still has a segment left: the UDP pseudo-header names the final
+ * destination, Segment List[0] (RFC 8200 8.1, RFC 8754), not the header's. */
+static void
+test_natt6_routing(void)
+{
+	static const uint8_t final[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0,    0,
+					  0,    0,    0,    0,    0, 0, 0x99, 9};
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TRANSPORT, .natt = true};
+	struct t_pkt p = {.family = AF_INET6, .proto = IPPROTO_UDP, .plen = 101};
+	static uint8_t frame[512], srh[512];
+	struct rte_mbuf *in[1], *out[1];
+	struct rte_ipv6_hdr *h;
+	struct egw_esp_res res;
+	uint32_t len = build(&p, frame);
+	const uint8_t *f, *u;
+	uint16_t n;
+
+	/* the frame with a 24-byte routing header type 4 after the IPv6 header */
+	memcpy(srh, frame, 14 + 40);
+	memset(srh + 54, 0, 24);
+	srh[54] = IPPROTO_UDP;
+	srh[55] = 2;
+	srh[56] = 4; /* SRH */
+	srh[57] = 1; /* segments left */
+	memcpy(srh + 54 + 8, final, 16);
+	memcpy(srh + 54 + 24, frame + 54, len - 54);
+	h = (struct rte_ipv6_hdr *)(srh + 14);
+	h->proto = IPPROTO_ROUTING;
+	h->payload_len = rte_cpu_to_be_16((uint16_t)(len - 54 + 24));
+	clear_all();
+	if (sa_pair(0x8500, &t) < 0)
+		return;
+	in[0] = mk(srh, len + 24);
+	memset(&res, 0, sizeof(res));
+	n = encrypt(in, 1, out, 1, &res);
+	CHECK(n == 1, "NAT-T v6 with a routing header: one ESP frame");
+	if (n != 1)
+		return;
+	f = rte_pktmbuf_mtod(out[0], const uint8_t *) + 14;
+	u = f + 40 + 24;
+	CHECK(f[40] == IPPROTO_UDP && t_udp6_sum(f + 8, final, u) == 0,
+	      "NAT-T v6 with a routing header: UDP checksum over the final destination");
+	rte_pktmbuf_free(out[0]);
+}
+
 /* Transport mode, IPv4 without DF, too big: the ESP packet is made whole,
  * then fragmented to the SA's mtu (RFC 4303 3.3.4). The fragments,
  * reassembled here by hand, are an ESP packet the inbound path turns back
@@ -1665,6 +1711,7 @@ main(int argc, char **argv)
 	test_life_bytes();
 	test_too_big();
 	test_transport_frag();
+	test_natt6_routing();
 	test_seq_limits();
 	test_state_file();
 	test_iv_unique();
