@@ -231,6 +231,9 @@ struct t_sa {
 	uint32_t window;
 	uint64_t life_bytes; /* outbound hard byte lifetime; 0 = none */
 	uint16_t mtu;        /* outbound SA mtu; 0 = default */
+	uint8_t ttl;         /* outbound tunnel TTL / hop limit; 0 = default */
+	uint16_t natt_sport; /* outbound NAT-T ports; 0 = default */
+	uint16_t natt_dport;
 };
 
 /* Each SA pair gets a key of its own: the state file rightly continues an
@@ -292,6 +295,11 @@ sa_pair(uint32_t spi, const struct t_sa *t)
 		if (d == EGW_ESP_DIR_OUT) {
 			c.life_bytes.hard = t->life_bytes;
 			c.mtu = t->mtu;
+			c.ttl = t->ttl;
+			if (t->natt) {
+				c.natt_sport = t->natt_sport;
+				c.natt_dport = t->natt_dport;
+			}
 		}
 		if (t->mode == EGW_ESP_MODE_TUNNEL) {
 			addr(&c.tun_src, t->outer, 1);
@@ -721,6 +729,180 @@ test_matrix(void)
 									natt, p.plen);
 								round_trip(&t, &p, what);
 							}
+}
+
+/* ---- outer header of tunnel mode ---------------------------------------- */
+
+/* RFC 791 header checksum of the 20 bytes at h, summed byte by byte. */
+static uint16_t
+t_ip4_sum(const uint8_t *h)
+{
+	uint32_t sum = 0, i;
+
+	for (i = 0; i < 20; i += 2)
+		if (i != 10)
+			sum += (uint32_t)h[i] << 8 | h[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void
+t_put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* TOS / traffic class values over the DSCP and ECN bits. */
+static const uint8_t outer_tos[] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x2d,
+				    0x80, 0xb8, 0xb9, 0xe0, 0xfe, 0xff};
+
+/* Build here, field by field, the frame start (L2, outer IP, NAT-T UDP, ESP
+ * header and IV) the library should write for packet i of a burst through
+ * SA t (SPI 0x9000, TTL 37, NAT-T ports 4501 -> 61000); returns its length. */
+static uint32_t
+outer_ref(uint8_t *ref, const struct t_sa *t, const uint8_t *frame, uint8_t tos, bool df,
+	  uint16_t id, uint32_t ip_len, uint64_t seq)
+{
+	uint32_t hl = t->outer == AF_INET6 ? 40 : 20, ul = t->natt ? 8 : 0;
+	uint32_t esp_len = 16 + ((ip_len + 2 + 3) & ~3u) + 16;
+	uint8_t *h = ref + 14, *u = h + hl;
+
+	memset(ref, 0, 14 + hl + ul + 16);
+	memcpy(ref, frame, 12);
+	if (t->outer == AF_INET) {
+		t_put16(ref + 12, RTE_ETHER_TYPE_IPV4);
+		h[0] = 0x45;
+		h[1] = tos;
+		t_put16(h + 2, hl + ul + esp_len);
+		t_put16(h + 4, id);
+		t_put16(h + 6, df ? 0x4000 : 0);
+		h[8] = 37;
+		h[9] = t->natt ? IPPROTO_UDP : IPPROTO_ESP;
+		memcpy(h + 12, "\xc0\x00\x02\x01", 4);
+		memcpy(h + 16, "\xc0\x00\x02\x02", 4);
+		t_put16(h + 10, t_ip4_sum(h));
+	} else {
+		t_put16(ref + 12, RTE_ETHER_TYPE_IPV6);
+		h[0] = (uint8_t)(0x60 | tos >> 4);
+		h[1] = (uint8_t)(tos << 4);
+		t_put16(h + 4, ul + esp_len);
+		h[6] = t->natt ? IPPROTO_UDP : IPPROTO_ESP;
+		h[7] = 37;
+		memcpy(h + 8, "\x20\x01\x0d\xb8", 4);
+		h[23] = 1;
+		memcpy(h + 24, "\x20\x01\x0d\xb8", 4);
+		h[39] = 2;
+	}
+	if (t->natt) {
+		t_put16(u, 4501);
+		t_put16(u + 2, 61000);
+		t_put16(u + 4, ul + esp_len);
+	}
+	t_put16(u + ul + 2, 0x9000);
+	t_put16(u + ul + 6, (uint32_t)seq);
+	t_put16(u + ul + 14, (uint32_t)seq);
+	return 14 + hl + ul + 16;
+}
+
+/* One burst of outer_tos packets of inner family/DF and plen through SA t,
+ * each compared with outer_ref(); returns the number that differ. */
+static unsigned int
+outer_burst(const struct t_sa *t, uint8_t family, bool df, uint16_t plen, uint64_t *seq)
+{
+	static uint8_t frame[RTE_DIM(outer_tos)][2048], ref[128];
+	struct rte_mbuf *in[RTE_DIM(outer_tos)], *out[RTE_DIM(outer_tos) + EGW_ESP_MAX_SEGS];
+	struct t_pkt p = {.family = family, .proto = IPPROTO_UDP, .plen = plen, .df = df};
+	uint16_t id0 = ctx->ip_id, n;
+	bool v6 = t->outer == AF_INET6;
+	struct egw_esp_res res;
+	unsigned int i, bad = 0;
+	uint32_t len = 0;
+
+	for (i = 0; i < RTE_DIM(outer_tos); i++) {
+		uint8_t *ip = frame[i] + 14;
+
+		len = build(&p, frame[i]);
+		if (family == AF_INET) {
+			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+			h->type_of_service = outer_tos[i];
+			h->hdr_checksum = 0;
+			h->hdr_checksum = rte_ipv4_cksum(h);
+		} else {
+			ip[0] = (uint8_t)(0x60 | outer_tos[i] >> 4);
+			ip[1] = (uint8_t)(outer_tos[i] << 4);
+		}
+		in[i] = mk(frame[i], len);
+	}
+	memset(&res, 0, sizeof(res));
+	n = encrypt(in, RTE_DIM(in), out, RTE_DIM(out), &res);
+	CHECK(n == RTE_DIM(in), "template: %u ESP frames (%u)", (unsigned int)RTE_DIM(in), n);
+	for (i = 0; i < n; i++) {
+		const uint8_t *f = rte_pktmbuf_mtod(out[i], uint8_t *);
+		uint16_t id = (uint16_t)((id0 + i) << 4 | ctx->idx);
+		uint32_t rl = outer_ref(ref, t, frame[i], outer_tos[i], family == AF_INET && df, id,
+					len - 14, (*seq)++);
+		uint32_t ul = 14 + (v6 ? 40 : 20);
+
+		/* over IPv6 the NAT-T checksum covers the ciphertext: it must
+		 * verify instead */
+		if (t->natt && v6)
+			memcpy(ref + ul + 6, f + ul + 6, 2);
+		/* and behind the IV: the inner packet padded to 4 with 2, ICV */
+		if (out[i]->pkt_len != rl + ((len - 14 + 2 + 3) & ~3u) + 16 ||
+		    memcmp(f, ref, rl) != 0 ||
+		    (t->natt && v6 && t_udp6_sum(f + 22, f + 38, f + ul))) {
+			if (bad++ < 4)
+				printf("  outer %s natt %u inner %s%s plen %u tos 0x%02x differs\n",
+				       v6 ? "v6" : "v4", t->natt, family == AF_INET ? "v4" : "v6",
+				       df ? " DF" : "", plen, outer_tos[i]);
+		}
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	return bad;
+}
+
+/*
+ * The outer header the library writes in tunnel mode (from the SA's
+ * template plus the per-packet words) against one built here field by
+ * field: IPv4 and IPv6 outer, with and without NAT-T (ports not the
+ * defaults), TTL not the default, inner IPv4 with DF on and off and inner
+ * IPv6, the TOS values of outer_tos a burst at a time (the IPv4 id counts
+ * per packet).
+ */
+static void
+test_outer_template(void)
+{
+	static const uint16_t plens[] = {1, 2, 3, 300, 1000};
+	unsigned int outer, natt, inner, pl, bad = 0;
+
+	for (outer = 0; outer < 2; outer++)
+		for (natt = 0; natt < 2; natt++) {
+			struct t_sa t = {.aead = EGW_ESP_AES128_GCM,
+					 .mode = EGW_ESP_MODE_TUNNEL,
+					 .outer = outer ? AF_INET6 : AF_INET,
+					 .natt = natt,
+					 .ttl = 37,
+					 .natt_sport = 4501,
+					 .natt_dport = 61000};
+			uint64_t seq = 1;
+
+			clear_all();
+			if (sa_pair(0x9000, &t) < 0) {
+				CHECK(0, "template: SA set-up");
+				return;
+			}
+			for (inner = 0; inner < 3; inner++)
+				for (pl = 0; pl < RTE_DIM(plens); pl++)
+					bad += outer_burst(&t, inner == 2 ? AF_INET6 : AF_INET,
+							   inner == 0, plens[pl], &seq);
+		}
+	CHECK(bad == 0,
+	      "tunnel outer headers, NAT-T UDP and ESP headers as built field by field over "
+	      "%u packets (%u differ)",
+	      (unsigned int)(2 * 2 * 3 * RTE_DIM(plens) * RTE_DIM(outer_tos)), bad);
 }
 
 /* ---- inbound rejections ------------------------------------------------- */
@@ -1703,6 +1885,7 @@ main(int argc, char **argv)
 	test_kat();
 	test_matrix();
 	test_transport_tunnels();
+	test_outer_template();
 	test_inbound_rejects();
 	test_trailer();
 	test_big_burst();
