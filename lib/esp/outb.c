@@ -11,7 +11,9 @@
  * UDP, or an inner IP header (ipip, ip6tnl, GRE...). m->l3_len and the
  * tunnel meaning DPDK gives l2_len/outer_l3_len are never used. The bytes
  * encrypted start right after the ESP header and IV. Tunnel mode puts a new
- * outer IP header, ESP and the whole inner packet.
+ * outer IP header, ESP and the whole inner packet; the outer header (and
+ * NAT-T UDP) is a copy of the SA's template with the per-packet words written
+ * in (esp_sa_outer_template).
  *
  * Sequence numbers and IVs: the outputs of a run of packets of one SA are
  * numbered with one atomic add on the SA's counter, after segmentation, so
@@ -176,6 +178,52 @@ udp6_cksum(struct rte_mbuf *m, uint32_t udp_off, uint32_t dst_off)
 	u->dgram_cksum = ck == 0 ? 0xffff : ck; /* RFC 768: 0 means none */
 }
 
+/* Control path (egw_esp_sa_add(), before the SA is published), kept beside
+ * encap_one() because it writes exactly the bytes encap_one() leaves alone. */
+void
+esp_sa_outer_template(struct egw_esp_sa *sa)
+{
+	uint8_t proto = sa->natt ? IPPROTO_UDP : IPPROTO_ESP;
+	uint32_t ip_len;
+
+	memset(sa->tmpl, 0, sizeof(sa->tmpl));
+	sa->tmpl_len = 0;
+	sa->tmpl_sum = 0;
+	if (sa->dir != EGW_ESP_DIR_OUT || sa->mode != EGW_ESP_MODE_TUNNEL)
+		return;
+	if (sa->tun_family == AF_INET) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)sa->tmpl;
+
+		/* version, TOS, length, id and DF are all written per packet;
+		 * what stays is TTL, protocol and the addresses */
+		h->time_to_live = sa->ttl;
+		h->next_proto_id = proto;
+		memcpy(&h->src_addr, sa->tun_src, 4);
+		memcpy(&h->dst_addr, sa->tun_dst, 4);
+		sa->tmpl_sum = __rte_raw_cksum(h, sizeof(*h), 0);
+		ip_len = sizeof(*h);
+	} else {
+		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)sa->tmpl;
+
+		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		h->proto = proto;
+		h->hop_limits = sa->ttl;
+		memcpy(h->src_addr, sa->tun_src, 16);
+		memcpy(h->dst_addr, sa->tun_dst, 16);
+		ip_len = sizeof(*h);
+	}
+	if (sa->natt) {
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(sa->tmpl + ip_len);
+
+		/* the checksum stays 0 over IPv4 (RFC 3948 2.1); over IPv6 it is
+		 * computed after encryption */
+		u->src_port = sa->natt_sport_be;
+		u->dst_port = sa->natt_dport_be;
+		ip_len += ESP_UDP_LEN;
+	}
+	sa->tmpl_len = (uint8_t)ip_len;
+}
+
 /* Copy frame m into a fresh mbuf with room for ESP in front and behind. */
 static struct rte_mbuf *
 copy_frame(struct egw_esp_ctx *c, struct rte_mbuf *m, uint32_t len)
@@ -269,40 +317,34 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 	esp_len = ESP_HDR_LEN + ESP_IV_LEN + plen + tail;
 	if (tunnel) {
 		uint16_t et = sa->tun_family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
+		uint32_t udp = sa->natt ? ESP_UDP_LEN : 0;
 
 		/* the last two bytes of the L2 header are the ethertype */
 		esp_put16(ip - 2, et);
+		memcpy(ip, sa->tmpl, sa->tmpl_len);
 		if (sa->tun_family == AF_INET) {
-			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+			/* bytes 0-7: version/IHL, TOS, length, id, DF; the checksum
+			 * adds their words to the template's constant ones */
+			uint64_t w = rte_cpu_to_be_64(
+				(uint64_t)(0x4500 | o.tos) << 48 |
+				(uint64_t)(sizeof(struct rte_ipv4_hdr) + udp + esp_len) << 32 |
+				(uint64_t)(uint16_t)(c->ip_id++ << ESP_IP_ID_CTX_BITS | c->idx)
+					<< 16 |
+				(o.family == AF_INET && o.df ? RTE_IPV4_HDR_DF_FLAG : 0));
+			uint64_t s2 = (w & UINT64_C(0x0000ffff0000ffff)) +
+				      (w >> 16 & UINT64_C(0x0000ffff0000ffff));
+			uint16_t ck;
 
-			h->version_ihl = 0x45;
-			h->type_of_service = o.tos;
-			h->total_length = rte_cpu_to_be_16(
-				(uint16_t)(sizeof(*h) + (sa->natt ? ESP_UDP_LEN : 0) + esp_len));
-			h->packet_id = rte_cpu_to_be_16(
-				(uint16_t)(c->ip_id++ << ESP_IP_ID_CTX_BITS | c->idx));
-			h->fragment_offset = o.family == AF_INET && o.df
-						     ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)
-						     : 0;
-			h->time_to_live = sa->ttl;
-			h->next_proto_id = sa->natt ? IPPROTO_UDP : IPPROTO_ESP;
-			memcpy(&h->src_addr, sa->tun_src, 4);
-			memcpy(&h->dst_addr, sa->tun_dst, 4);
-			h->hdr_checksum = 0;
-			h->hdr_checksum = rte_ipv4_cksum(h);
-			esp = ip + sizeof(*h);
+			memcpy(ip, &w, sizeof(w));
+			ck = (uint16_t)~__rte_raw_cksum_reduce(sa->tmpl_sum + (uint32_t)s2 +
+							       (uint32_t)(s2 >> 32));
+			memcpy(ip + offsetof(struct rte_ipv4_hdr, hdr_checksum), &ck, sizeof(ck));
 		} else {
-			struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
-
-			h->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)o.tos << 20);
-			h->payload_len = rte_cpu_to_be_16(
-				(uint16_t)((sa->natt ? ESP_UDP_LEN : 0) + esp_len));
-			h->proto = sa->natt ? IPPROTO_UDP : IPPROTO_ESP;
-			h->hop_limits = sa->ttl;
-			memcpy(h->src_addr, sa->tun_src, 16);
-			memcpy(h->dst_addr, sa->tun_dst, 16);
-			esp = ip + sizeof(*h);
+			esp_put32(ip, 6u << 28 | (uint32_t)o.tos << 20);
+			esp_put16(ip + offsetof(struct rte_ipv6_hdr, payload_len),
+				  (uint16_t)(udp + esp_len));
 		}
+		esp = ip + sa->tmpl_len - udp;
 	} else {
 		uint32_t ip_new = o.insert + (sa->natt ? ESP_UDP_LEN : 0) + esp_len;
 
@@ -324,11 +366,14 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 	if (sa->natt) {
 		struct rte_udp_hdr *u = (struct rte_udp_hdr *)esp;
 
-		u->src_port = sa->natt_sport_be;
-		u->dst_port = sa->natt_dport_be;
+		if (!tunnel) {
+			/* tunnel: from the template */
+			u->src_port = sa->natt_sport_be;
+			u->dst_port = sa->natt_dport_be;
+			/* IPv4: 0 (RFC 3948 2.1); IPv6: filled in after encryption */
+			u->dgram_cksum = 0;
+		}
 		u->dgram_len = rte_cpu_to_be_16((uint16_t)(ESP_UDP_LEN + esp_len));
-		/* IPv4: 0 (RFC 3948 2.1); IPv6: filled in after encryption */
-		u->dgram_cksum = 0;
 		if ((tunnel ? sa->tun_family : o.family) == AF_INET6) {
 			c->udp6_off[slot] = (uint16_t)(esp - p);
 			c->udp6_dst[slot] =
