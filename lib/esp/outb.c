@@ -621,8 +621,10 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 		unsigned int k;
 		int32_t r;
 
-		/* a run ends where the SA changes or before a batch could overflow */
-		if (run_sa != NULL &&
+		/* a run ends where the SA changes or before a batch could overflow;
+		 * an empty one (its packets dropped, or sent by encrypt_frag) is
+		 * no run: encrypt_run would still take two atomic adds on the SA */
+		if (n_out > run_start &&
 		    (s != run_sa || n_out - run_start > EGW_ESP_MAX_BURST - EGW_ESP_MAX_SEGS)) {
 			n_out = run_start +
 				encrypt_run(c, run_sa, &out[run_start], n_out - run_start, res);
