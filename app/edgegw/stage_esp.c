@@ -56,6 +56,11 @@ struct egw_esp_stage_worker {
 
 static egw_stage_fn next_stage[EGW_ETH_CLS_MAX];
 
+/* Device MTU of each port, read once ports are set up (edgegw never changes
+ * it later): lib/esp segments only packets larger than their ingress MTU
+ * (or marked TSO / LRO). */
+static uint16_t port_mtu[RTE_MAX_ETHPORTS];
+
 /* Non-zero while SAs or policies exist: written by the control path after
  * every esp command, read by the workers once per burst. */
 static int esp_active;
@@ -119,6 +124,7 @@ esp_outbound(struct egw_burst *b, struct egw_esp_stage_worker *ew, struct rte_mb
 	nprot = egw_esp_outbound_lookup(ew->ctx, pkts, n, ew->sa, res);
 	nbypass = (uint16_t)res->bypass;
 	esp_account(b, res);
+	egw_esp_ctx_set_ingress_mtu(ew->ctx, port_mtu[b->port]);
 	while (done < nprot) {
 		uint16_t k, nout;
 
@@ -193,6 +199,7 @@ egw_esp_stage_reply(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	nprot = egw_esp_outbound_lookup(ew->ctx, pkts, n, ew->sa, res);
 	nbypass = (uint16_t)res->bypass;
 	esp_account(b, res);
+	egw_esp_ctx_set_ingress_mtu(ew->ctx, port_mtu[b->port]);
 	while (done < nprot) {
 		uint16_t k, nout;
 
@@ -325,6 +332,13 @@ egw_esp_stage_init(void)
 			egw.nb_workers, EGW_ESP_MAX_CTX, EGW_ESP_MAX_CTX,
 			egw.opts.control_lcore >= 0 ? " and control" : "");
 		return -E2BIG;
+	}
+	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
+		uint16_t mtu = RTE_ETHER_MTU;
+
+		if (egw.ports[i].used && (rte_eth_dev_get_mtu((uint16_t)i, &mtu) != 0 || mtu < 68))
+			mtu = RTE_ETHER_MTU;
+		port_mtu[i] = mtu;
 	}
 	rc = egw_esp_init(egw.qsbr);
 	if (rc == -ENOTSUP) {

@@ -395,10 +395,26 @@ uint16_t egw_esp_outbound_lookup(struct egw_esp_ctx *c, struct rte_mbuf *pkts[],
 				 struct egw_esp_sa *sa[], struct egw_esp_res *res);
 
 /**
- * Protect packets (data path). Each packet is segmented (TCP, also inside
- * an ipip/ip6tnl tunnel) or fragmented (inner IPv4 without DF, tunnel mode)
- * when its ESP packet would exceed the SA's MTU, then encrypted; packets that
- * can do neither are dropped (esp_too_big) and an ICMP too-big is made.
+ * Tell a context the MTU of the link the next outbound packets arrived on
+ * (data path; call per burst, it only stores the value). It tells
+ * super-packets from packets that came over the wire: see
+ * egw_esp_outbound_burst().
+ * @param c the context.
+ * @param mtu largest IP packet the ingress link carries; 0 = EGW_ESP_MTU_DEF,
+ *   which is also what a new context assumes.
+ */
+void egw_esp_ctx_set_ingress_mtu(struct egw_esp_ctx *c, uint16_t mtu);
+
+/**
+ * Protect packets (data path). A packet whose ESP packet would exceed the
+ * SA's MTU is
+ *  - segmented if it is a TCP super-packet (also inside an ipip/ip6tnl
+ *    tunnel): RTE_MBUF_F_TX_TCP_SEG with tso_segsz, RTE_MBUF_F_RX_LRO, or an
+ *    IP packet larger than the ingress MTU (egw_esp_ctx_set_ingress_mtu());
+ *  - otherwise, IPv4 without DF: fragmented, before encryption in tunnel
+ *    mode, after it in transport mode (RFC 4303 3.3.4: the ESP packet);
+ *  - otherwise dropped (esp_too_big), and an ICMP too-big is made.
+ * Every other packet is encrypted as it is.
  * Output goes to out[] in input order; drops are freed and counted.
  * @param out_cap room in out[]; at least EGW_ESP_MAX_SEGS.
  * @return number of inputs consumed (all n unless out[] filled up: call

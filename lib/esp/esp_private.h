@@ -7,6 +7,7 @@
 #ifndef EGW_ESP_PRIVATE_H
 #define EGW_ESP_PRIVATE_H
 
+#include <assert.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,6 +35,7 @@ extern int egw_esp_logtype;
 #define ESP_SALT_LEN 4
 #define ESP_TRAILER_MAX (3 + 2 + ESP_ICV_LEN) /* pad to 4, pad length, next header, ICV */
 #define ESP_UDP_LEN 8
+#define ESP_TMPL_MAX (40 + ESP_UDP_LEN) /* outer IPv6 header + NAT-T UDP */
 /* Room a segment or fragment leaves in front for ESP and a tunnel header. */
 #define ESP_HEADROOM_NEED (40 + ESP_UDP_LEN + ESP_HDR_LEN + ESP_IV_LEN)
 
@@ -173,10 +175,15 @@ struct egw_esp_sa {
 	uint8_t salt[ESP_SALT_LEN];
 	uint8_t tun_src[16];
 	uint8_t tun_dst[16];
+	uint8_t tmpl_len;           /* outbound tunnel: bytes of tmpl; else 0 */
+	uint32_t tmpl_sum;          /* IPv4: __rte_raw_cksum() of tmpl (TTL, protocol, addresses) */
 	uint64_t life_hard_packets; /* UINT64_MAX = none */
 	uint64_t life_hard_bytes;
 	uint64_t seq_limit; /* out: last usable number (persisted); acquire-read by workers */
 	int hard_expired;   /* set by the control path (release), read by workers */
+	/* outbound tunnel: the outer IPv4 or IPv6 header (+ UDP with NAT-T)
+	 * with every per-packet field 0 (esp_sa_outer_template) */
+	uint8_t tmpl[ESP_TMPL_MAX];
 
 	/* outbound sequence counter and lifetime tallies: written by every
 	 * context using the SA, so on a line of their own */
@@ -207,6 +214,21 @@ struct egw_esp_sa {
 	uint64_t life_soft_packets;
 	uint64_t life_soft_bytes;
 };
+
+/* What the data path reads of an outbound IPv4 tunnel SA, template
+ * included, is in its first 128 bytes; all it reads before the counters in
+ * its first 192. */
+static_assert(offsetof(struct egw_esp_sa, tmpl) + sizeof(struct rte_ipv4_hdr) + ESP_UDP_LEN <= 128,
+	      "an IPv4 template ends in the SA's first 128 bytes");
+static_assert(offsetof(struct egw_esp_sa, tmpl) + ESP_TMPL_MAX <= 192,
+	      "the read-mostly part of the SA fits 192 bytes");
+
+/*
+ * Build the outer header template of outbound tunnel SA sa from its mode,
+ * tunnel family and addresses, TTL and NAT-T ports (outb.c); clears it for
+ * other SAs. Called once, before the SA is published.
+ */
+void esp_sa_outer_template(struct egw_esp_sa *sa);
 
 /* Where ESP goes in a clear packet (outb.c). */
 struct esp_out_pkt {
@@ -239,7 +261,8 @@ struct egw_esp_ctx {
 	struct rte_mempool *indirect_pool; /* for rte_ipv4_fragment_packet */
 	const char *arch;
 	uint32_t frame_max;   /* largest frame one mbuf of pool holds */
-	uint16_t ip_id;       /* outer IPv4 id of tunnel packets made here */
+	uint16_t ip_id;       /* counts outer IPv4 ids of tunnel packets (outb.c) */
+	uint16_t ingress_mtu; /* MTU of the packets' ingress link; 0 = EGW_ESP_MTU_DEF */
 	uint32_t icmp_tokens; /* ICMP too-big rate limit (outb.c) */
 	uint64_t icmp_tsc;
 	/* per-job scratch: nonce (salt + IV), AAD, computed tag, packet */
@@ -250,6 +273,10 @@ struct egw_esp_ctx {
 	/* outbound: headers parsed by the size check, per slot of a run */
 	struct esp_out_pkt pre[EGW_ESP_MAX_BURST];
 	uint8_t pre_ok[EGW_ESP_MAX_BURST];
+	/* outbound NAT-T over IPv6: frame offsets of the UDP header (0: none)
+	 * and of the pseudo-header destination, per slot of a run */
+	uint16_t udp6_off[EGW_ESP_MAX_BURST];
+	uint16_t udp6_dst[EGW_ESP_MAX_BURST];
 	struct egw_esp_ctx_stats st __rte_cache_aligned;
 	struct esp_spd_cache spd_cache[2][2]; /* [direction][IPv4, IPv6] */
 	uint64_t policy_hits[2][EGW_ESP_MAX_POLICY];

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Outbound ESP: size check, software segmentation or fragmentation, then
- * encryption in place.
+ * Outbound ESP (data path): size check, software segmentation of
+ * super-packets or fragmentation (tunnel mode: of the inner packet, before
+ * encryption; transport mode: of the ESP packet, after it), then encryption
+ * in place.
  *
  * Layout. Transport mode puts the ESP header right after the IP header and
  * the IPv6 extension headers that precede it (hop-by-hop, routing,
@@ -9,7 +11,9 @@
  * UDP, or an inner IP header (ipip, ip6tnl, GRE...). m->l3_len and the
  * tunnel meaning DPDK gives l2_len/outer_l3_len are never used. The bytes
  * encrypted start right after the ESP header and IV. Tunnel mode puts a new
- * outer IP header, ESP and the whole inner packet.
+ * outer IP header, ESP and the whole inner packet; the outer header (and
+ * NAT-T UDP) is a copy of the SA's template with the per-packet words written
+ * in (esp_sa_outer_template).
  *
  * Sequence numbers and IVs: the outputs of a run of packets of one SA are
  * numbered with one atomic add on the SA's counter, after segmentation, so
@@ -17,6 +21,7 @@
  * A number above the persisted limit is never used (esp_seq_blocked); without
  * ESN the SA stops at 2^32-1 (esp_seq_overflow).
  */
+#include <assert.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -29,6 +34,14 @@
 
 #include "esp_crypto.h"
 #include "esp_private.h"
+
+/* Outer IPv4 ids of tunnel packets: the low bits are the context index, so
+ * two workers sending to the same peer never use one id at the same time
+ * (RFC 6864 4.2: unique per source, destination and protocol while a
+ * datagram may be fragmented); the rest counts per context. */
+#define ESP_IP_ID_CTX_BITS 4
+static_assert(EGW_ESP_MAX_CTX <= 1 << ESP_IP_ID_CTX_BITS,
+	      "every context index must fit the low bits of the outer IPv4 id");
 
 /* Parse the clear frame's IP header chain from the first segment.
  * false: malformed, or headers not in the first segment. */
@@ -115,6 +128,100 @@ eff_mtu(const struct egw_esp_ctx *c, const struct egw_esp_sa *sa, const struct r
 	uint32_t max = c->frame_max - RTE_PKTMBUF_HEADROOM - m->l2_len;
 
 	return sa->mtu < max ? sa->mtu : max;
+}
+
+/*
+ * Offset from ip6 of the address the upper-layer pseudo-header names as the
+ * destination (RFC 8200 8.1): the final one of a routing header that still
+ * has segments left (type 2, RFC 6275; type 4, RFC 8754: Segment List[0]),
+ * else the header's own. end: where the extension headers end (parse_out()
+ * checked them).
+ */
+static uint32_t
+ip6_final_dst(const uint8_t *ip6, uint32_t end)
+{
+	uint32_t x = sizeof(struct rte_ipv6_hdr), d = offsetof(struct rte_ipv6_hdr, dst_addr);
+	uint8_t nh = ip6[offsetof(struct rte_ipv6_hdr, proto)];
+
+	while (x + 8 <= end) {
+		if (nh == IPPROTO_ROUTING && ip6[x + 3] != 0 && ip6[x + 1] >= 2 &&
+		    (ip6[x + 2] == 2 || ip6[x + 2] == 4))
+			d = x + 8;
+		nh = ip6[x];
+		x += ((uint32_t)ip6[x + 1] + 1) * 8;
+	}
+	return d;
+}
+
+/*
+ * UDP checksum of the NAT-T header at frame offset udp_off of m (single
+ * segment, encrypted): RFC 8200 8.1 forbids 0 over IPv6, and it covers the
+ * ciphertext and ICV, so it is computed once the crypto job is done.
+ */
+static void
+udp6_cksum(struct rte_mbuf *m, uint32_t udp_off, uint32_t dst_off)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(f + udp_off);
+	uint16_t len = rte_be_to_cpu_16(u->dgram_len);
+	uint32_t sum;
+	uint16_t ck;
+
+	/* pseudo-header: source, final destination, length, next header;
+	 * words in memory order, as __rte_raw_cksum() adds them */
+	sum = __rte_raw_cksum(f + m->l2_len + offsetof(struct rte_ipv6_hdr, src_addr), 16, 0);
+	sum = __rte_raw_cksum(f + dst_off, 16, sum);
+	sum += rte_cpu_to_be_16(len) + rte_cpu_to_be_16(IPPROTO_UDP);
+	u->dgram_cksum = 0;
+	sum = __rte_raw_cksum(u, len, sum);
+	ck = (uint16_t)~__rte_raw_cksum_reduce(sum);
+	u->dgram_cksum = ck == 0 ? 0xffff : ck; /* RFC 768: 0 means none */
+}
+
+/* Control path (egw_esp_sa_add(), before the SA is published), kept beside
+ * encap_one() because it writes exactly the bytes encap_one() leaves alone. */
+void
+esp_sa_outer_template(struct egw_esp_sa *sa)
+{
+	uint8_t proto = sa->natt ? IPPROTO_UDP : IPPROTO_ESP;
+	uint32_t ip_len;
+
+	memset(sa->tmpl, 0, sizeof(sa->tmpl));
+	sa->tmpl_len = 0;
+	sa->tmpl_sum = 0;
+	if (sa->dir != EGW_ESP_DIR_OUT || sa->mode != EGW_ESP_MODE_TUNNEL)
+		return;
+	if (sa->tun_family == AF_INET) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)sa->tmpl;
+
+		/* version, TOS, length, id and DF are all written per packet;
+		 * what stays is TTL, protocol and the addresses */
+		h->time_to_live = sa->ttl;
+		h->next_proto_id = proto;
+		memcpy(&h->src_addr, sa->tun_src, 4);
+		memcpy(&h->dst_addr, sa->tun_dst, 4);
+		sa->tmpl_sum = __rte_raw_cksum(h, sizeof(*h), 0);
+		ip_len = sizeof(*h);
+	} else {
+		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)sa->tmpl;
+
+		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		h->proto = proto;
+		h->hop_limits = sa->ttl;
+		memcpy(h->src_addr, sa->tun_src, 16);
+		memcpy(h->dst_addr, sa->tun_dst, 16);
+		ip_len = sizeof(*h);
+	}
+	if (sa->natt) {
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(sa->tmpl + ip_len);
+
+		/* the checksum stays 0 over IPv4 (RFC 3948 2.1); over IPv6 it is
+		 * computed after encryption */
+		u->src_port = sa->natt_sport_be;
+		u->dst_port = sa->natt_dport_be;
+		ip_len += ESP_UDP_LEN;
+	}
+	sa->tmpl_len = (uint8_t)ip_len;
 }
 
 /* Copy frame m into a fresh mbuf with room for ESP in front and behind. */
@@ -210,39 +317,34 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 	esp_len = ESP_HDR_LEN + ESP_IV_LEN + plen + tail;
 	if (tunnel) {
 		uint16_t et = sa->tun_family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
+		uint32_t udp = sa->natt ? ESP_UDP_LEN : 0;
 
 		/* the last two bytes of the L2 header are the ethertype */
 		esp_put16(ip - 2, et);
+		memcpy(ip, sa->tmpl, sa->tmpl_len);
 		if (sa->tun_family == AF_INET) {
-			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+			/* bytes 0-7: version/IHL, TOS, length, id, DF; the checksum
+			 * adds their words to the template's constant ones */
+			uint64_t w = rte_cpu_to_be_64(
+				(uint64_t)(0x4500 | o.tos) << 48 |
+				(uint64_t)(sizeof(struct rte_ipv4_hdr) + udp + esp_len) << 32 |
+				(uint64_t)(uint16_t)(c->ip_id++ << ESP_IP_ID_CTX_BITS | c->idx)
+					<< 16 |
+				(o.family == AF_INET && o.df ? RTE_IPV4_HDR_DF_FLAG : 0));
+			uint64_t s2 = (w & UINT64_C(0x0000ffff0000ffff)) +
+				      (w >> 16 & UINT64_C(0x0000ffff0000ffff));
+			uint16_t ck;
 
-			h->version_ihl = 0x45;
-			h->type_of_service = o.tos;
-			h->total_length = rte_cpu_to_be_16(
-				(uint16_t)(sizeof(*h) + (sa->natt ? ESP_UDP_LEN : 0) + esp_len));
-			h->packet_id = rte_cpu_to_be_16(c->ip_id++);
-			h->fragment_offset = o.family == AF_INET && o.df
-						     ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)
-						     : 0;
-			h->time_to_live = sa->ttl;
-			h->next_proto_id = sa->natt ? IPPROTO_UDP : IPPROTO_ESP;
-			memcpy(&h->src_addr, sa->tun_src, 4);
-			memcpy(&h->dst_addr, sa->tun_dst, 4);
-			h->hdr_checksum = 0;
-			h->hdr_checksum = rte_ipv4_cksum(h);
-			esp = ip + sizeof(*h);
+			memcpy(ip, &w, sizeof(w));
+			ck = (uint16_t)~__rte_raw_cksum_reduce(sa->tmpl_sum + (uint32_t)s2 +
+							       (uint32_t)(s2 >> 32));
+			memcpy(ip + offsetof(struct rte_ipv4_hdr, hdr_checksum), &ck, sizeof(ck));
 		} else {
-			struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
-
-			h->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)o.tos << 20);
-			h->payload_len = rte_cpu_to_be_16(
-				(uint16_t)((sa->natt ? ESP_UDP_LEN : 0) + esp_len));
-			h->proto = sa->natt ? IPPROTO_UDP : IPPROTO_ESP;
-			h->hop_limits = sa->ttl;
-			memcpy(h->src_addr, sa->tun_src, 16);
-			memcpy(h->dst_addr, sa->tun_dst, 16);
-			esp = ip + sizeof(*h);
+			esp_put32(ip, 6u << 28 | (uint32_t)o.tos << 20);
+			esp_put16(ip + offsetof(struct rte_ipv6_hdr, payload_len),
+				  (uint16_t)(udp + esp_len));
 		}
+		esp = ip + sa->tmpl_len - udp;
 	} else {
 		uint32_t ip_new = o.insert + (sa->natt ? ESP_UDP_LEN : 0) + esp_len;
 
@@ -260,13 +362,24 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 		}
 		esp = ip + o.insert;
 	}
+	c->udp6_off[slot] = 0;
 	if (sa->natt) {
 		struct rte_udp_hdr *u = (struct rte_udp_hdr *)esp;
 
-		u->src_port = sa->natt_sport_be;
-		u->dst_port = sa->natt_dport_be;
+		if (!tunnel) {
+			/* tunnel: from the template */
+			u->src_port = sa->natt_sport_be;
+			u->dst_port = sa->natt_dport_be;
+			/* IPv4: 0 (RFC 3948 2.1); IPv6: filled in after encryption */
+			u->dgram_cksum = 0;
+		}
 		u->dgram_len = rte_cpu_to_be_16((uint16_t)(ESP_UDP_LEN + esp_len));
-		u->dgram_cksum = 0; /* RFC 3948 2.1 */
+		if ((tunnel ? sa->tun_family : o.family) == AF_INET6) {
+			c->udp6_off[slot] = (uint16_t)(esp - p);
+			c->udp6_dst[slot] =
+				(uint16_t)(l2 + (tunnel ? offsetof(struct rte_ipv6_hdr, dst_addr)
+							: ip6_final_dst(ip, o.insert)));
+		}
 		esp += ESP_UDP_LEN;
 	}
 	/* ESP header and IV = the 64-bit sequence number */
@@ -308,7 +421,16 @@ count_drop(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct egw_esp_res *res
 }
 
 /* Encrypt out[0..n) (all of one SA) in place; drops are freed and removed
- * (order kept). Returns the number left. */
+ * (order kept). Returns the number left.
+ *
+ * Hard byte lifetime: the run's clear bytes are reserved with one atomic add
+ * on sa->bytes_used before anything is sent; a packet whose bytes would take
+ * the SA past life_hard_bytes is dropped (esp_lifetime_expired), and what was
+ * reserved for packets not sent is given back with one more add. So the SA
+ * never protects more than life_hard_bytes bytes, whichever workers share
+ * it; while a reservation is outstanding another worker may see too little
+ * left and drop a packet that would have fitted (the SA is then at its end
+ * anyway). */
 static uint16_t
 encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[], uint16_t n,
 	    struct egw_esp_res *res)
@@ -316,7 +438,8 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 	struct esp_sa_lstats *ls = &sa->stats[c->idx];
 	IMB_JOB *jobs[EGW_ESP_MAX_BURST];
 	uint8_t why[EGW_ESP_MAX_BURST];
-	uint64_t base, limit, seq, bytes = 0, ip_bytes = 0;
+	uint32_t clear[EGW_ESP_MAX_BURST];
+	uint64_t base, limit, seq, bytes = 0, ip_bytes = 0, want = 0, used;
 	unsigned int i, nj = 0;
 	uint16_t k = 0;
 
@@ -325,6 +448,16 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 			why[i] = EGW_ESP_DROP_LIFETIME;
 		goto drops;
 	}
+	/* clear IP bytes of each packet, as the SA counts them */
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = out[i];
+
+		clear[i] =
+			c->pre_ok[i] && m->nb_segs == 1 ? c->pre[i].ip_len : m->pkt_len - m->l2_len;
+		want += clear[i];
+	}
+	/* one reservation for the run: bytes used .. used+want-1 are ours alone */
+	used = __atomic_fetch_add(&sa->bytes_used, want, __ATOMIC_RELAXED);
 	/* one reservation for the run: numbers base .. base+n-1 are ours alone */
 	base = __atomic_fetch_add(&sa->seq_next, n, __ATOMIC_RELAXED);
 	/* pairs with the release store of the control path once the limit is on disk */
@@ -338,12 +471,12 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 							      : EGW_ESP_DROP_SEQ_BLOCKED;
 		} else if (seq - sa->seq_first >= sa->life_hard_packets) {
 			why[i] = EGW_ESP_DROP_LIFETIME;
+		} else if (used > sa->life_hard_bytes || clear[i] > sa->life_hard_bytes - used) {
+			why[i] = EGW_ESP_DROP_LIFETIME;
 		} else {
-			uint32_t before = out[i]->pkt_len - out[i]->l2_len;
-
 			why[i] = (uint8_t)encap_one(c, sa, &out[i], seq, jobs[nj], i);
 			if (why[i] == EGW_ESP_DROP_MAX) {
-				ip_bytes += before;
+				used += clear[i];
 				nj++;
 			}
 		}
@@ -351,26 +484,34 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 	if (nj != 0) {
 		/* only the nj filled jobs are submitted */
 		esp_jobs_run(c, nj, jobs, c->ok);
-		for (i = 0; i < n; i++)
-			if (why[i] == EGW_ESP_DROP_MAX && !c->ok[i])
+		for (i = 0; i < n; i++) {
+			if (why[i] != EGW_ESP_DROP_MAX)
+				continue;
+			if (!c->ok[i])
 				why[i] = EGW_ESP_DROP_CRYPTO;
+			else if (c->udp6_off[i] != 0)
+				udp6_cksum(out[i], c->udp6_off[i], c->udp6_dst[i]);
+		}
 	}
 drops:
 	for (i = 0; i < n; i++) {
 		if (why[i] == EGW_ESP_DROP_MAX) {
 			bytes += out[i]->pkt_len - out[i]->l2_len;
+			ip_bytes += clear[i];
 			out[k++] = out[i];
 		} else {
 			count_drop(c, sa, res, why[i]);
 			rte_pktmbuf_free(out[i]);
 		}
 	}
+	/* the reservation of the packets not sent goes back */
+	if (want != ip_bytes)
+		__atomic_fetch_sub(&sa->bytes_used, want - ip_bytes, __ATOMIC_RELAXED);
 	if (k != 0) {
 		ls->packets += k;
 		ls->bytes += ip_bytes;
 		c->st.out_packets += k;
 		c->st.out_bytes += bytes;
-		__atomic_fetch_add(&sa->bytes_used, ip_bytes, __ATOMIC_RELAXED);
 	}
 	return k;
 }
@@ -423,6 +564,45 @@ too_big(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf *m,
 	}
 }
 
+/*
+ * Transport mode, IPv4 without DF, m too big for mtu: ESP applies to whole
+ * datagrams only, and the ESP packet is fragmented (RFC 4303 3.3.4). So m is
+ * encrypted as it is, in a run of its own, and the ESP packet, still in one
+ * mbuf, is cut into fragments that fit mtu. Returns the number of frames put
+ * in out[] (room for EGW_ESP_MAX_SEGS); drops are freed and counted.
+ */
+static unsigned int
+encrypt_frag(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *m,
+	     const struct esp_out_pkt *o, uint32_t mtu, struct rte_mbuf *out[],
+	     struct egw_esp_res *res)
+{
+	enum egw_esp_drop why;
+	struct rte_mbuf *e;
+	unsigned int k;
+
+	c->pre[0] = *o;
+	c->pre_ok[0] = m->nb_segs == 1;
+	out[0] = m;
+	if (encrypt_run(c, sa, out, 1, res) == 0)
+		return 0;
+	e = out[0];
+	k = esp_frag_ipv4(c, e, (uint16_t)mtu, out, EGW_ESP_MAX_SEGS, &why);
+	rte_pktmbuf_free(e);
+	if (k == 0) {
+		count_drop(c, sa, res, why);
+		return 0;
+	}
+	res->created += k - 1;
+	c->st.fragments += k - 1;
+	return k;
+}
+
+void
+egw_esp_ctx_set_ingress_mtu(struct egw_esp_ctx *c, uint16_t mtu)
+{
+	c->ingress_mtu = mtu;
+}
+
 uint16_t
 egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 		       struct rte_mbuf *pkts[], uint16_t n, struct rte_mbuf *out[],
@@ -437,12 +617,14 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 		uint32_t mtu = eff_mtu(c, s, m), hdr_len, plen, need;
 		enum egw_esp_drop why;
 		struct esp_out_pkt o;
-		bool tunnel = s->mode == EGW_ESP_MODE_TUNNEL, tso;
+		bool tunnel = s->mode == EGW_ESP_MODE_TUNNEL, tso, super;
 		unsigned int k;
 		int32_t r;
 
-		/* a run ends where the SA changes or before a batch could overflow */
-		if (run_sa != NULL &&
+		/* a run ends where the SA changes or before a batch could overflow;
+		 * an empty one (its packets dropped, or sent by encrypt_frag) is
+		 * no run: encrypt_run would still take two atomic adds on the SA */
+		if (n_out > run_start &&
 		    (s != run_sa || n_out - run_start > EGW_ESP_MAX_BURST - EGW_ESP_MAX_SEGS)) {
 			n_out = run_start +
 				encrypt_run(c, run_sa, &out[run_start], n_out - run_start, res);
@@ -464,6 +646,13 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 			o.family = 0;
 		}
 		tso = (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) != 0 && m->tso_segsz != 0;
+		/* Only super-packets are segmented: a TSO request, an LRO
+		 * aggregate, or more than the ingress link carries. A TCP
+		 * segment that came over the wire keeps its size: splitting it
+		 * would copy a TCP-MD5 / TCP-AO digest into both halves (both
+		 * wrong) and hide the path MTU from the sender. */
+		super = tso || (m->ol_flags & RTE_MBUF_F_RX_LRO) != 0 ||
+			o.ip_len > (c->ingress_mtu != 0 ? c->ingress_mtu : EGW_ESP_MTU_DEF);
 		r = room(s, mtu, tunnel ? 0 : o.insert);
 		need = tunnel ? o.ip_len : o.ip_len - o.insert;
 		if (r >= 0 && need <= (uint32_t)r && !tso) {
@@ -473,7 +662,7 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 			out[n_out++] = m;
 			continue;
 		}
-		if (esp_gso_tcp_probe(m, &hdr_len, &plen)) {
+		if (super && esp_gso_tcp_probe(m, &hdr_len, &plen)) {
 			/* TCP: segments sized so each ESP packet fits */
 			int32_t mss = r - (int32_t)(hdr_len - m->l2_len - (tunnel ? 0 : o.insert));
 
@@ -509,6 +698,15 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 			n_out += k;
 			res->created += k - 1;
 			c->st.fragments += k - 1;
+			continue;
+		}
+		if (!tunnel && o.family == AF_INET && !o.df) {
+			/* what is pending goes first: output keeps input order */
+			if (n_out > run_start)
+				n_out = run_start + encrypt_run(c, run_sa, &out[run_start],
+								n_out - run_start, res);
+			n_out += encrypt_frag(c, s, m, &o, mtu, &out[n_out], res);
+			run_start = n_out;
 			continue;
 		}
 		why = EGW_ESP_DROP_TOO_BIG;

@@ -686,6 +686,7 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 	explicit_bzero(c.key, sizeof(c.key));
 	c.key_len = 0;
 	sa->conf = c;
+	esp_sa_outer_template(sa);
 
 	/* publishes the SA: rte_hash's lock-free insert is a release store that
 	 * pairs with the acquire in the readers' bucket loads */

@@ -272,6 +272,20 @@ class EspFrame:
         return bytes(ip)
 
 
+def udp6_sum(ip, udp_off):
+    """The UDP checksum over IPv6 of the datagram at udp_off of the IPv6
+    packet ip, summed here (pseudo-header with the header's destination: no
+    routing header in these tests); 0 when it verifies."""
+    udp = ip[udp_off:udp_off + struct.unpack("!H", ip[udp_off + 4:udp_off + 6])[0]]
+    data = ip[8:40] + struct.pack("!IxxxB", len(udp), 17) + udp
+    if len(data) & 1:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
 def outer_header_errors(ef, sa, clear_ip, outer_family, any_id=False):
     """What is wrong with the outer headers of an ESP frame edgegw made from
     clear_ip with sa (empty list: nothing). any_id: a transport-mode IPv4
@@ -330,8 +344,12 @@ def outer_header_errors(ef, sa, clear_ip, outer_family, any_id=False):
             sp, dp, ln, ck = ef.udp
             if (sp, dp) != sa.udp_ports():
                 e.append("UDP ports %d->%d, want %d->%d" % ((sp, dp) + sa.udp_ports()))
-            if ck != 0:
+            if outer_family == 4 and ck != 0:
+                # RFC 3948 2.1: IPv4 NAT-T sends 0
                 e.append("UDP checksum 0x%04x, want 0" % ck)
+            elif outer_family == 6 and (ck == 0 or udp6_sum(ip, ef.hdr_len) != 0):
+                # RFC 8200 8.1: never 0 over IPv6, and it must verify
+                e.append("UDP checksum 0x%04x over IPv6 does not verify" % ck)
             if ln != len(ip) - ef.hdr_len:
                 e.append("UDP length %d, want %d" % (ln, len(ip) - ef.hdr_len))
     elif ef.proto != 50:

@@ -30,8 +30,8 @@ mode with a smaller SA mtu; IPv4 options, an IPv6 hop-by-hop header, TCP
 over ipip inside a tunnel-mode SA. Then fragmentation in tunnel mode:
 non-TCP IPv4 without DF is fragmented before encryption (each fragment its
 own ESP packet, the fragments reassemble to the original, options without
-the copied flag only in the first); with DF, and IPv6, and IPv4 in transport
-mode, a packet too big is dropped (esp_too_big) and an ICMP
+the copied flag only in the first); with DF (tunnel and transport mode), and
+IPv6, a packet too big is dropped (esp_too_big) and an ICMP
 fragmentation-needed / ICMPv6 packet-too-big goes back out the access port
 carrying the largest inner packet size that fits the SA's mtu; a packet of
 exactly that size passes as one ESP packet that fills the mtu. Counters:
@@ -506,8 +506,9 @@ def frag_inputs():
         ("ICMPv6 echo 1500 bytes", raw(IPv6(src="fd00:7::1", dst="fd00:7:1::1") /
                                        ICMPv6EchoRequest(id=1, seq=1) / Raw(pattern(1452, 7))),
          "icmp", V6_SA),
-        ("transport: UDP %d bytes, no DF" % (mit + 1), udp4(mit + 1, False, "10.6.0.1", "10.6.1.1",
-                                                             i=5), "icmp", TR_SA),
+        # (without DF the ESP packet is fragmented: tests/unit/esp test_esp.c)
+        ("transport: UDP %d bytes, DF" % (mit + 1), udp4(mit + 1, True, "10.6.0.1", "10.6.1.1",
+                                                          i=5), "icmp", TR_SA),
         ("transport: UDP %d bytes (largest that fits), no DF" % mit,
          udp4(mit, False, "10.6.0.1", "10.6.1.1", i=6), "one", TR_SA),
     ]

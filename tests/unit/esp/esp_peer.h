@@ -191,12 +191,15 @@ esp_peer_aead(IMB_MGR *m, enum egw_esp_aead aead, const uint8_t *key,
  * Offset of the ESP header in frame f of len bytes (l2 bytes of L2 header):
  * behind the IPv4 header or the IPv6 header and its hop-by-hop, routing and
  * destination options headers, and behind a UDP header (NAT-T). *end: the
- * end of the IP packet. -1 if it is not ESP as the library sends it.
+ * end of the IP packet; *udp the offset of the UDP header, -1 if none. -1
+ * if it is not ESP as the library sends it.
  */
 static inline int
-esp_peer_locate(const uint8_t *f, uint32_t len, uint32_t l2, uint32_t *end)
+esp_peer_locate(const uint8_t *f, uint32_t len, uint32_t l2, uint32_t *end, int *udp)
 {
 	const uint8_t *ip = f + l2;
+
+	*udp = -1;
 	uint32_t off, ip_len;
 	uint8_t proto;
 
@@ -224,11 +227,27 @@ esp_peer_locate(const uint8_t *f, uint32_t len, uint32_t l2, uint32_t *end)
 	if (proto == 17) {
 		off += 8;
 		proto = 50;
+		*udp = (int)(l2 + off - 8);
 	}
 	if (proto != 50 || off + 8 + 8 + ESP_PEER_ICV > ip_len)
 		return -1;
 	*end = l2 + ip_len;
 	return (int)(l2 + off);
+}
+
+/* One's complement sum of n bytes (16-bit big-endian words, folded). */
+static inline uint32_t
+esp_peer_sum(const uint8_t *b, uint32_t n)
+{
+	uint32_t sum = 0, i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
 }
 
 /*
@@ -242,13 +261,13 @@ esp_peer_reseal(struct esp_peers *ps, struct rte_mbuf *m)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *esp, *ct, *icv;
 	uint8_t nonce[12], aad[12], tag[16];
-	uint32_t end, clen, aad_len;
+	uint32_t end, clen, aad_len, before;
 	struct esp_peer *p;
-	int off;
+	int off, udp;
 
 	if (m->nb_segs != 1)
 		return -EINVAL;
-	off = esp_peer_locate(f, m->data_len, m->l2_len, &end);
+	off = esp_peer_locate(f, m->data_len, m->l2_len, &end, &udp);
 	if (off < 0)
 		return -EINVAL;
 	esp = f + off;
@@ -269,6 +288,8 @@ esp_peer_reseal(struct esp_peers *ps, struct rte_mbuf *m)
 		memcpy(aad + 4, esp + 4, 4);
 		aad_len = 8;
 	}
+	/* the bytes a UDP checksum covers, as the library sent them */
+	before = esp_peer_sum(ct, clen + ESP_PEER_ICV);
 	memcpy(nonce, p->out_key + p->key_len, ESP_PEER_SALT);
 	memcpy(nonce + ESP_PEER_SALT, esp + 8, 8);
 	if (!esp_peer_aead(ps->mgr, p->aead, p->out_key, &p->out_gcm, false, ct, clen, nonce, aad,
@@ -280,6 +301,20 @@ esp_peer_reseal(struct esp_peers *ps, struct rte_mbuf *m)
 	if (!esp_peer_aead(ps->mgr, p->aead, p->in_key, &p->in_gcm, true, ct, clen, nonce, aad,
 			   aad_len, icv))
 		return -EIO;
+	/* a UDP checksum over the ciphertext (NAT-T over IPv6) follows the new
+	 * bytes incrementally (RFC 1624): right stays right, wrong stays wrong */
+	if (udp >= 0 && (f[udp + 6] | f[udp + 7]) != 0) {
+		uint32_t c = (uint16_t) ~((uint32_t)f[udp + 6] << 8 | f[udp + 7]);
+
+		/* ct starts at an even offset from the UDP header (8 + 16) */
+		c += (uint16_t)~before;
+		c += esp_peer_sum(ct, clen + ESP_PEER_ICV);
+		while (c >> 16)
+			c = (c & 0xffff) + (c >> 16);
+		c = (uint16_t)~c;
+		f[udp + 6] = (uint8_t)(c >> 8);
+		f[udp + 7] = (uint8_t)c;
+	}
 	ps->resealed++;
 	return 0;
 }

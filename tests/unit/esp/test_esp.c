@@ -160,6 +160,25 @@ build(const struct t_pkt *t, uint8_t *buf)
 	return sizeof(*eh) + iplen;
 }
 
+/* RFC 768 / RFC 8200 8.1 checksum of the UDP datagram at udp over IPv6,
+ * summed here byte by byte (not with DPDK's helpers): 0 when it verifies. */
+static uint16_t
+t_udp6_sum(const uint8_t *src, const uint8_t *dst, const uint8_t *udp)
+{
+	uint32_t len = (uint32_t)udp[4] << 8 | udp[5], sum = 0, i;
+
+	for (i = 0; i < 16; i += 2)
+		sum += ((uint32_t)src[i] << 8 | src[i + 1]) + ((uint32_t)dst[i] << 8 | dst[i + 1]);
+	sum += len + IPPROTO_UDP;
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)udp[i] << 8 | udp[i + 1];
+	if (len & 1)
+		sum += (uint32_t)udp[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
 static struct rte_mbuf *
 mk(const uint8_t *frame, uint32_t len)
 {
@@ -170,6 +189,37 @@ mk(const uint8_t *frame, uint32_t len)
 	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
 	m->l2_len = sizeof(struct rte_ether_hdr);
 	return m;
+}
+
+/* A frame of any length as a chain of 2,000-byte mbufs (as net_pcap hands
+ * over a jumbo frame). */
+static struct rte_mbuf *
+mk_chain(const uint8_t *frame, uint32_t len)
+{
+	struct rte_mbuf *head = NULL, *prev = NULL;
+	uint32_t off = 0;
+
+	while (off < len) {
+		struct rte_mbuf *s = rte_pktmbuf_alloc(pool);
+		uint16_t k = (uint16_t)RTE_MIN(len - off, 2000u);
+
+		if (s == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		memcpy(rte_pktmbuf_append(s, k), frame + off, k);
+		if (head == NULL) {
+			head = s;
+		} else {
+			prev->next = s;
+			head->nb_segs++;
+			head->pkt_len += k;
+		}
+		prev = s;
+		off += k;
+	}
+	head->l2_len = sizeof(struct rte_ether_hdr);
+	return head;
 }
 
 static uint32_t
@@ -194,6 +244,11 @@ struct t_sa {
 	uint32_t window;
 	struct egw_esp_life in_life_packets; /* inbound SA's lifetimes */
 	struct egw_esp_life in_life_bytes;
+	uint64_t life_bytes; /* outbound hard byte lifetime; 0 = none */
+	uint16_t mtu;        /* outbound SA mtu; 0 = default */
+	uint8_t ttl;         /* outbound tunnel TTL / hop limit; 0 = default */
+	uint16_t natt_sport; /* outbound NAT-T ports; 0 = default */
+	uint16_t natt_dport;
 };
 
 /* Each SA pair gets a key of its own: the state file rightly continues an
@@ -265,6 +320,15 @@ sa_pair(uint32_t spi, const struct t_sa *t)
 		c.natt = t->natt;
 		c.seq_start = d == EGW_ESP_DIR_OUT ? t->seq : (t->seq > 1 ? t->seq - 1 : 0);
 		c.window = t->window;
+		if (d == EGW_ESP_DIR_OUT) {
+			c.life_bytes.hard = t->life_bytes;
+			c.mtu = t->mtu;
+			c.ttl = t->ttl;
+			if (t->natt) {
+				c.natt_sport = t->natt_sport;
+				c.natt_dport = t->natt_dport;
+			}
+		}
 		if (t->mode == EGW_ESP_MODE_TUNNEL) {
 			addr(&c.tun_src, t->outer, 1);
 			addr(&c.tun_dst, t->outer, 2);
@@ -375,7 +439,14 @@ encrypt(struct rte_mbuf **in, uint16_t n, struct rte_mbuf **out, uint16_t cap,
 	/* the far end: each frame verified with the outbound key, sealed again
 	 * for the inbound SA */
 	for (done = 0; done < total; done++) {
-		int rc = esp_peer_reseal(&peers, tmp[done]);
+		const uint8_t *ip = rte_pktmbuf_mtod(tmp[done], const uint8_t *) + 14;
+		int rc;
+
+		/* a fragment of an ESP packet is re-sealed once reassembled
+		 * (test_transport_frag) */
+		if ((ip[0] >> 4) == 4 && (esp_get32(ip + 4) & 0x3fff) != 0)
+			continue;
+		rc = esp_peer_reseal(&peers, tmp[done]);
 
 		CHECK(rc == 0,
 		      "ESP frame %u of %u verifies with the outbound key and re-seals (%d)", done,
@@ -589,6 +660,21 @@ round_trip_as(const struct t_sa *t, const struct t_pkt *p, const char *what, uin
 			CHECK(rte_be_to_cpu_16(((struct rte_udp_hdr *)(f + esp_off))->dst_port) ==
 				      4500,
 			      "%s: NAT-T port", what);
+		if (t->natt) {
+			const uint8_t *u = f + esp_off;
+			bool v6 =
+				(t->mode == EGW_ESP_MODE_TUNNEL ? t->outer : p->family) == AF_INET6;
+
+			/* IPv6 forbids a zero UDP checksum (RFC 8200 8.1); IPv4
+			 * NAT-T sends 0 (RFC 3948 2.1) */
+			if (v6)
+				CHECK((u[6] | u[7]) != 0 && t_udp6_sum(f + 8, f + 24, u) == 0,
+				      "%s: NAT-T UDP checksum over IPv6 verifies (%02x%02x)", what,
+				      u[6], u[7]);
+			else
+				CHECK((u[6] | u[7]) == 0, "%s: NAT-T UDP checksum 0 over IPv4",
+				      what);
+		}
 	}
 	k = egw_esp_inbound_burst(ctx, out, 1, &res);
 	CHECK(k == 1, "%s: decrypted", what);
@@ -687,6 +773,180 @@ test_matrix(void)
 									natt, p.plen);
 								round_trip(&t, &p, what);
 							}
+}
+
+/* ---- outer header of tunnel mode ---------------------------------------- */
+
+/* RFC 791 header checksum of the 20 bytes at h, summed byte by byte. */
+static uint16_t
+t_ip4_sum(const uint8_t *h)
+{
+	uint32_t sum = 0, i;
+
+	for (i = 0; i < 20; i += 2)
+		if (i != 10)
+			sum += (uint32_t)h[i] << 8 | h[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void
+t_put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* TOS / traffic class values over the DSCP and ECN bits. */
+static const uint8_t outer_tos[] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x2d,
+				    0x80, 0xb8, 0xb9, 0xe0, 0xfe, 0xff};
+
+/* Build here, field by field, the frame start (L2, outer IP, NAT-T UDP, ESP
+ * header and IV) the library should write for packet i of a burst through
+ * SA t (SPI 0x9000, TTL 37, NAT-T ports 4501 -> 61000); returns its length. */
+static uint32_t
+outer_ref(uint8_t *ref, const struct t_sa *t, const uint8_t *frame, uint8_t tos, bool df,
+	  uint16_t id, uint32_t ip_len, uint64_t seq)
+{
+	uint32_t hl = t->outer == AF_INET6 ? 40 : 20, ul = t->natt ? 8 : 0;
+	uint32_t esp_len = 16 + ((ip_len + 2 + 3) & ~3u) + 16;
+	uint8_t *h = ref + 14, *u = h + hl;
+
+	memset(ref, 0, 14 + hl + ul + 16);
+	memcpy(ref, frame, 12);
+	if (t->outer == AF_INET) {
+		t_put16(ref + 12, RTE_ETHER_TYPE_IPV4);
+		h[0] = 0x45;
+		h[1] = tos;
+		t_put16(h + 2, hl + ul + esp_len);
+		t_put16(h + 4, id);
+		t_put16(h + 6, df ? 0x4000 : 0);
+		h[8] = 37;
+		h[9] = t->natt ? IPPROTO_UDP : IPPROTO_ESP;
+		memcpy(h + 12, "\xc0\x00\x02\x01", 4);
+		memcpy(h + 16, "\xc0\x00\x02\x02", 4);
+		t_put16(h + 10, t_ip4_sum(h));
+	} else {
+		t_put16(ref + 12, RTE_ETHER_TYPE_IPV6);
+		h[0] = (uint8_t)(0x60 | tos >> 4);
+		h[1] = (uint8_t)(tos << 4);
+		t_put16(h + 4, ul + esp_len);
+		h[6] = t->natt ? IPPROTO_UDP : IPPROTO_ESP;
+		h[7] = 37;
+		memcpy(h + 8, "\x20\x01\x0d\xb8", 4);
+		h[23] = 1;
+		memcpy(h + 24, "\x20\x01\x0d\xb8", 4);
+		h[39] = 2;
+	}
+	if (t->natt) {
+		t_put16(u, 4501);
+		t_put16(u + 2, 61000);
+		t_put16(u + 4, ul + esp_len);
+	}
+	t_put16(u + ul + 2, 0x9000);
+	t_put16(u + ul + 6, (uint32_t)seq);
+	t_put16(u + ul + 14, (uint32_t)seq);
+	return 14 + hl + ul + 16;
+}
+
+/* One burst of outer_tos packets of inner family/DF and plen through SA t,
+ * each compared with outer_ref(); returns the number that differ. */
+static unsigned int
+outer_burst(const struct t_sa *t, uint8_t family, bool df, uint16_t plen, uint64_t *seq)
+{
+	static uint8_t frame[RTE_DIM(outer_tos)][2048], ref[128];
+	struct rte_mbuf *in[RTE_DIM(outer_tos)], *out[RTE_DIM(outer_tos) + EGW_ESP_MAX_SEGS];
+	struct t_pkt p = {.family = family, .proto = IPPROTO_UDP, .plen = plen, .df = df};
+	uint16_t id0 = ctx->ip_id, n;
+	bool v6 = t->outer == AF_INET6;
+	struct egw_esp_res res;
+	unsigned int i, bad = 0;
+	uint32_t len = 0;
+
+	for (i = 0; i < RTE_DIM(outer_tos); i++) {
+		uint8_t *ip = frame[i] + 14;
+
+		len = build(&p, frame[i]);
+		if (family == AF_INET) {
+			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+			h->type_of_service = outer_tos[i];
+			h->hdr_checksum = 0;
+			h->hdr_checksum = rte_ipv4_cksum(h);
+		} else {
+			ip[0] = (uint8_t)(0x60 | outer_tos[i] >> 4);
+			ip[1] = (uint8_t)(outer_tos[i] << 4);
+		}
+		in[i] = mk(frame[i], len);
+	}
+	memset(&res, 0, sizeof(res));
+	n = encrypt(in, RTE_DIM(in), out, RTE_DIM(out), &res);
+	CHECK(n == RTE_DIM(in), "template: %u ESP frames (%u)", (unsigned int)RTE_DIM(in), n);
+	for (i = 0; i < n; i++) {
+		const uint8_t *f = rte_pktmbuf_mtod(out[i], uint8_t *);
+		uint16_t id = (uint16_t)((id0 + i) << 4 | ctx->idx);
+		uint32_t rl = outer_ref(ref, t, frame[i], outer_tos[i], family == AF_INET && df, id,
+					len - 14, (*seq)++);
+		uint32_t ul = 14 + (v6 ? 40 : 20);
+
+		/* over IPv6 the NAT-T checksum covers the ciphertext: it must
+		 * verify instead */
+		if (t->natt && v6)
+			memcpy(ref + ul + 6, f + ul + 6, 2);
+		/* and behind the IV: the inner packet padded to 4 with 2, ICV */
+		if (out[i]->pkt_len != rl + ((len - 14 + 2 + 3) & ~3u) + 16 ||
+		    memcmp(f, ref, rl) != 0 ||
+		    (t->natt && v6 && t_udp6_sum(f + 22, f + 38, f + ul))) {
+			if (bad++ < 4)
+				printf("  outer %s natt %u inner %s%s plen %u tos 0x%02x differs\n",
+				       v6 ? "v6" : "v4", t->natt, family == AF_INET ? "v4" : "v6",
+				       df ? " DF" : "", plen, outer_tos[i]);
+		}
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	return bad;
+}
+
+/*
+ * The outer header the library writes in tunnel mode (from the SA's
+ * template plus the per-packet words) against one built here field by
+ * field: IPv4 and IPv6 outer, with and without NAT-T (ports not the
+ * defaults), TTL not the default, inner IPv4 with DF on and off and inner
+ * IPv6, the TOS values of outer_tos a burst at a time (the IPv4 id counts
+ * per packet).
+ */
+static void
+test_outer_template(void)
+{
+	static const uint16_t plens[] = {1, 2, 3, 300, 1000};
+	unsigned int outer, natt, inner, pl, bad = 0;
+
+	for (outer = 0; outer < 2; outer++)
+		for (natt = 0; natt < 2; natt++) {
+			struct t_sa t = {.aead = EGW_ESP_AES128_GCM,
+					 .mode = EGW_ESP_MODE_TUNNEL,
+					 .outer = outer ? AF_INET6 : AF_INET,
+					 .natt = natt,
+					 .ttl = 37,
+					 .natt_sport = 4501,
+					 .natt_dport = 61000};
+			uint64_t seq = 1;
+
+			clear_all();
+			if (sa_pair(0x9000, &t) < 0) {
+				CHECK(0, "template: SA set-up");
+				return;
+			}
+			for (inner = 0; inner < 3; inner++)
+				for (pl = 0; pl < RTE_DIM(plens); pl++)
+					bad += outer_burst(&t, inner == 2 ? AF_INET6 : AF_INET,
+							   inner == 0, plens[pl], &seq);
+		}
+	CHECK(bad == 0,
+	      "tunnel outer headers, NAT-T UDP and ESP headers as built field by field over "
+	      "%u packets (%u differ)",
+	      (unsigned int)(2 * 2 * 3 * RTE_DIM(plens) * RTE_DIM(outer_tos)), bad);
 }
 
 /* ---- inbound rejections ------------------------------------------------- */
@@ -1000,6 +1260,362 @@ test_icmp_limit(void)
 		      after.icmp_limited - before.icmp_limited == 100 - sent,
 	      "sent and limited counted (%" PRIu64 " limited)",
 	      after.icmp_limited - before.icmp_limited);
+}
+
+/* Two contexts (two workers) sending through one IPv4 tunnel SA: their outer
+ * IPv4 ids never coincide (RFC 6864), over 10,000 packets each. */
+#define IPID_PKTS 10000
+
+static void
+test_ip_id_disjoint(void)
+{
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TUNNEL, .outer = AF_INET};
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 20};
+	static uint8_t frame[512], seen[2][65536];
+	struct egw_esp_ctx *cx[2];
+	struct egw_esp_sa *sa[100];
+	struct rte_mbuf *in[100], *out[100 + EGW_ESP_MAX_SEGS];
+	struct egw_esp_res res;
+	uint32_t len = build(&p, frame), made[2] = {0, 0}, both = 0, i;
+	unsigned int w, b;
+
+	clear_all();
+	if (sa_pair(0x8100, &t) < 0)
+		return;
+	memset(seen, 0, sizeof(seen));
+	cx[0] = ctx;
+	cx[1] = egw_esp_ctx_create(1, pool);
+	CHECK(cx[1] != NULL, "a second context");
+	if (cx[1] == NULL)
+		return;
+	/* interleaved, as two workers run side by side */
+	for (b = 0; b < IPID_PKTS / RTE_DIM(in); b++) {
+		for (w = 0; w < 2; w++) {
+			uint16_t np, k;
+
+			for (i = 0; i < RTE_DIM(in); i++)
+				in[i] = mk(frame, len);
+			memset(&res, 0, sizeof(res));
+			np = egw_esp_outbound_lookup(cx[w], in, RTE_DIM(in), sa, &res);
+			k = np == RTE_DIM(in) ? egw_esp_outbound_burst(cx[w], sa, in, np, out,
+								       RTE_DIM(out), &res)
+					      : 0;
+			if (k != RTE_DIM(in) || res.n_out != RTE_DIM(in)) {
+				CHECK(0, "context %u: a burst of %u encrypted (%u)", w,
+				      (unsigned int)RTE_DIM(in), res.n_out);
+				goto out;
+			}
+			for (i = 0; i < res.n_out; i++) {
+				const struct rte_ipv4_hdr *h =
+					rte_pktmbuf_mtod_offset(out[i], struct rte_ipv4_hdr *, 14);
+
+				seen[w][rte_be_to_cpu_16(h->packet_id)] = 1;
+				made[w]++;
+			}
+			rte_pktmbuf_free_bulk(out, res.n_out);
+		}
+	}
+	for (i = 0; i < 65536; i++)
+		both += seen[0][i] & seen[1][i];
+	CHECK(made[0] == IPID_PKTS && made[1] == IPID_PKTS && both == 0,
+	      "outer IPv4 ids of two contexts disjoint over %u + %u packets (%u in common)",
+	      made[0], made[1], both);
+out:
+	egw_esp_ctx_free(cx[1]);
+}
+
+/* Hard byte lifetime N: the SA protects at most N clear IP bytes, exactly,
+ * checked by the worker as the packets go (no control-path tick here). */
+static void
+test_life_bytes(void)
+{
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 100}; /* IP 128 */
+	const uint32_t L = 128, half = 64;
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM,
+			 .mode = EGW_ESP_MODE_TUNNEL,
+			 .outer = AF_INET,
+			 .life_bytes = 10 * 128 + 64};
+	static const struct {
+		uint16_t n, plen, ok;
+	} steps[] = {
+		{4, 100, 4},  /* 512 of 1344 */
+		{28, 100, 6}, /* 1280: the 11th would pass N */
+		{1, 100, 0},  /* 64 left: a 128-byte packet does not fit */
+		{1, 36, 1},   /* a 64-byte one does: N exactly */
+		{1, 0, 0},    /* nothing left, not even 28 bytes */
+	};
+	static uint8_t frame[512];
+	struct rte_mbuf *in[32], *out[32];
+	struct egw_esp_sa_info info;
+	struct egw_esp_res res;
+	uint64_t sent = 0;
+	unsigned int i, s;
+
+	clear_all();
+	if (sa_pair(0x8200, &t) < 0)
+		return;
+	for (s = 0; s < RTE_DIM(steps); s++) {
+		struct t_pkt q = p;
+		uint32_t len;
+		uint16_t k;
+
+		q.plen = steps[s].plen;
+		len = build(&q, frame);
+		for (i = 0; i < steps[s].n; i++)
+			in[i] = mk(frame, len);
+		memset(&res, 0, sizeof(res));
+		k = encrypt(in, steps[s].n, out, RTE_DIM(out), &res);
+		CHECK(k == steps[s].ok && res.drop[EGW_ESP_DROP_LIFETIME] ==
+						  (uint32_t)(steps[s].n - steps[s].ok),
+		      "byte lifetime step %u: %u of %u sent (want %u), %u esp_lifetime_expired", s,
+		      k, steps[s].n, steps[s].ok, res.drop[EGW_ESP_DROP_LIFETIME]);
+		sent += (uint64_t)k * (len - 14);
+		rte_pktmbuf_free_bulk(out, k);
+	}
+	egw_esp_sa_info(0x8200, EGW_ESP_DIR_OUT, &info);
+	CHECK(sent == 10 * L + half && info.stats.bytes == sent && info.life_bytes == sent,
+	      "byte lifetime %u: %" PRIu64 " bytes sent, SA counts %" PRIu64 " protected, %" PRIu64
+	      " against the lifetime",
+	      10 * L + half, sent, info.stats.bytes, info.life_bytes);
+}
+
+/* What becomes of one packet too big for its SA: segments, fragments, or a
+ * drop with an ICMP too-big. Only super-packets are segmented; plain TCP
+ * that came over the wire is answered (path MTU; TCP-MD5/AO). */
+struct big_case {
+	const char *what;
+	uint8_t mode, outer, family, df;
+	uint16_t ip_len;      /* clear IP packet (TCP) */
+	uint64_t ol_flags;    /* RTE_MBUF_F_TX_TCP_SEG / RTE_MBUF_F_RX_LRO */
+	uint16_t tso_segsz;   /* with RTE_MBUF_F_TX_TCP_SEG */
+	uint16_t ingress_mtu; /* egw_esp_ctx_set_ingress_mtu(); 0 = default */
+	char fate;            /* 's'egmented, 'f'ragmented, 'i'cmp */
+};
+
+static const struct big_case big_cases[] = {
+	{"DF TCP v4 1450, tunnel", 1, AF_INET, AF_INET, 1, 1450, 0, 0, 0, 'i'},
+	{"TCP v6 1450, tunnel v6", 1, AF_INET6, AF_INET6, 0, 1450, 0, 0, 0, 'i'},
+	{"DF TCP v4 1450, transport", 0, 0, AF_INET, 1, 1450, 0, 0, 0, 'i'},
+	{"TCP v6 1450, transport", 0, 0, AF_INET6, 0, 1450, 0, 0, 0, 'i'},
+	{"TCP v4 1450 without DF, tunnel", 1, AF_INET, AF_INET, 0, 1450, 0, 0, 0, 'f'},
+	{"DF TCP v4 1450 with TSO", 1, AF_INET, AF_INET, 1, 1450, RTE_MBUF_F_TX_TCP_SEG, 1000, 0,
+	 's'},
+	{"TCP v6 1450 with TSO, transport", 0, 0, AF_INET6, 0, 1450, RTE_MBUF_F_TX_TCP_SEG, 1000, 0,
+	 's'},
+	{"DF TCP v4 1450, LRO", 1, AF_INET, AF_INET, 1, 1450, RTE_MBUF_F_RX_LRO, 0, 0, 's'},
+	{"DF TCP v4 4000, ingress MTU 1500", 1, AF_INET, AF_INET, 1, 4000, 0, 0, 0, 's'},
+	{"TCP v6 4000, ingress MTU 1500", 0, 0, AF_INET6, 0, 4000, 0, 0, 0, 's'},
+	{"DF TCP v4 4000, ingress MTU 9000", 1, AF_INET, AF_INET, 1, 4000, 0, 0, 9000, 'i'},
+	{"TCP v6 4000, ingress MTU 9000", 0, 0, AF_INET6, 0, 4000, 0, 0, 9000, 'i'},
+	{"DF TCP v4 4000, ingress MTU 4000", 1, AF_INET, AF_INET, 1, 4000, 0, 0, 4000, 'i'},
+	{"DF TCP v4 4000, ingress MTU 3999", 1, AF_INET, AF_INET, 1, 4000, 0, 0, 3999, 's'},
+};
+
+static void
+test_too_big(void)
+{
+	static uint8_t frame[8192];
+	unsigned int ci;
+
+	for (ci = 0; ci < RTE_DIM(big_cases); ci++) {
+		const struct big_case *bc = &big_cases[ci];
+		struct t_sa t = {.aead = EGW_ESP_AES128_GCM,
+				 .mode = bc->mode,
+				 .outer = bc->outer,
+				 .mtu = 1400};
+		struct t_pkt p = {
+			.family = bc->family,
+			.proto = IPPROTO_TCP,
+			.df = bc->df,
+			.plen = (uint16_t)(bc->ip_len - 20 - (bc->family == AF_INET ? 20 : 40))};
+		struct rte_mbuf *in[1], *out[EGW_ESP_MAX_SEGS];
+		struct egw_esp_res res;
+		uint32_t len = build(&p, frame), i;
+		uint16_t n, k;
+		bool ok = true;
+
+		clear_all();
+		if (sa_pair(0x8300, &t) < 0)
+			return;
+		egw_esp_ctx_set_ingress_mtu(ctx, bc->ingress_mtu);
+		in[0] = mk_chain(frame, len);
+		in[0]->ol_flags |= bc->ol_flags;
+		in[0]->tso_segsz = bc->tso_segsz;
+		memset(&res, 0, sizeof(res));
+		n = encrypt(in, 1, out, RTE_DIM(out), &res);
+		egw_esp_ctx_set_ingress_mtu(ctx, 0);
+		for (i = 0; i < n; i++) {
+			ok &= out[i]->pkt_len - 14 <= 1400;
+			/* the segments or fragments decrypt */
+			k = egw_esp_inbound_burst(ctx, &out[i], 1, &res);
+			ok &= k == 1;
+			if (k == 1)
+				rte_pktmbuf_free(out[i]);
+		}
+		if (bc->fate == 'i') {
+			CHECK(n == 0 && res.drop[EGW_ESP_DROP_TOO_BIG] == 1 && res.n_icmp == 1,
+			      "%s: dropped as too big with an ICMP too-big (%u out, %u ICMP)",
+			      bc->what, n, res.n_icmp);
+		} else {
+			CHECK(n >= 2 && ok && res.n_icmp == 0 && res.created == n - 1u,
+			      "%s: %s into %u ESP packets within the mtu that decrypt", bc->what,
+			      bc->fate == 's' ? "segmented" : "fragmented", n);
+			if (bc->fate == 'f')
+				CHECK(n == 2, "%s: 2 fragments", bc->what);
+		}
+		rte_pktmbuf_free_bulk(res.icmp, res.n_icmp);
+	}
+}
+
+/* NAT-T over IPv6 in transport mode with a segment routing header that
+ * still has a segment left: the UDP pseudo-header names the final
+ * destination, Segment List[0] (RFC 8200 8.1, RFC 8754), not the header's. */
+static void
+test_natt6_routing(void)
+{
+	static const uint8_t final[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0,    0,
+					  0,    0,    0,    0,    0, 0, 0x99, 9};
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TRANSPORT, .natt = true};
+	struct t_pkt p = {.family = AF_INET6, .proto = IPPROTO_UDP, .plen = 101};
+	static uint8_t frame[512], srh[512];
+	struct rte_mbuf *in[1], *out[1];
+	struct rte_ipv6_hdr *h;
+	struct egw_esp_res res;
+	uint32_t len = build(&p, frame);
+	const uint8_t *f, *u;
+	uint16_t n;
+
+	/* the frame with a 24-byte routing header type 4 after the IPv6 header */
+	memcpy(srh, frame, 14 + 40);
+	memset(srh + 54, 0, 24);
+	srh[54] = IPPROTO_UDP;
+	srh[55] = 2;
+	srh[56] = 4; /* SRH */
+	srh[57] = 1; /* segments left */
+	memcpy(srh + 54 + 8, final, 16);
+	memcpy(srh + 54 + 24, frame + 54, len - 54);
+	h = (struct rte_ipv6_hdr *)(srh + 14);
+	h->proto = IPPROTO_ROUTING;
+	h->payload_len = rte_cpu_to_be_16((uint16_t)(len - 54 + 24));
+	clear_all();
+	if (sa_pair(0x8500, &t) < 0)
+		return;
+	in[0] = mk(srh, len + 24);
+	memset(&res, 0, sizeof(res));
+	n = encrypt(in, 1, out, 1, &res);
+	CHECK(n == 1, "NAT-T v6 with a routing header: one ESP frame");
+	if (n != 1)
+		return;
+	f = rte_pktmbuf_mtod(out[0], const uint8_t *) + 14;
+	u = f + 40 + 24;
+	CHECK(f[40] == IPPROTO_UDP && t_udp6_sum(f + 8, final, u) == 0,
+	      "NAT-T v6 with a routing header: UDP checksum over the final destination");
+	rte_pktmbuf_free(out[0]);
+}
+
+/* Transport mode, IPv4 without DF, too big: the ESP packet is made whole,
+ * then fragmented to the SA's mtu (RFC 4303 3.3.4). The fragments,
+ * reassembled here by hand, are an ESP packet the inbound path turns back
+ * into the original. */
+static void
+test_transport_frag(void)
+{
+	static const struct {
+		uint16_t ip_len;
+		bool natt;
+		uint16_t mtu;
+	} cases[] = {
+		{1450, false, 1400},
+		{1800, false, 1400},
+		{1800, true, 1280},
+		{1850, false, 1280},
+	};
+	static uint8_t frame[4096], esp[4096];
+	unsigned int ci;
+
+	for (ci = 0; ci < RTE_DIM(cases); ci++) {
+		struct t_sa t = {.aead = EGW_ESP_AES256_GCM,
+				 .mode = EGW_ESP_MODE_TRANSPORT,
+				 .natt = cases[ci].natt,
+				 .mtu = cases[ci].mtu};
+		struct t_pkt p = {.family = AF_INET,
+				  .proto = IPPROTO_UDP,
+				  .plen = (uint16_t)(cases[ci].ip_len - 28),
+				  .seed = (uint8_t)ci};
+		struct rte_mbuf *in[1], *out[EGW_ESP_MAX_SEGS], *m;
+		struct egw_esp_ctx_stats before, after;
+		struct rte_ipv4_hdr *h;
+		struct egw_esp_res res;
+		uint32_t len = build(&p, frame), glen, total = 0, have = 0, i;
+		bool frags_ok = true, last_seen = false;
+		uint16_t n, k;
+		char what[96];
+
+		snprintf(what, sizeof(what), "transport v4 %u bytes without DF, mtu %u%s",
+			 cases[ci].ip_len, cases[ci].mtu, cases[ci].natt ? ", NAT-T" : "");
+		clear_all();
+		if (sa_pair(0x8400, &t) < 0)
+			return;
+		egw_esp_ctx_stats(ctx, &before);
+		in[0] = mk(frame, len);
+		memset(&res, 0, sizeof(res));
+		n = encrypt(in, 1, out, RTE_DIM(out), &res);
+		egw_esp_ctx_stats(ctx, &after);
+		CHECK(n >= 2 && res.n_icmp == 0 && res.drop[EGW_ESP_DROP_TOO_BIG] == 0 &&
+			      res.created == n - 1u && after.fragments - before.fragments == n - 1u,
+		      "%s: %u fragments, no ICMP, counted as made", what, n);
+		rte_pktmbuf_free_bulk(res.icmp, res.n_icmp);
+		if (n < 2)
+			continue;
+		/* reassemble: payload at its offset, the first fragment's headers */
+		memset(esp, 0, sizeof(esp));
+		for (i = 0; i < n; i++) {
+			const uint8_t *f = rte_pktmbuf_mtod(out[i], const uint8_t *);
+			const struct rte_ipv4_hdr *fh = (const struct rte_ipv4_hdr *)(f + 14);
+			uint16_t fo = rte_be_to_cpu_16(fh->fragment_offset);
+			uint32_t off = (uint32_t)(fo & RTE_IPV4_HDR_OFFSET_MASK) * 8;
+			uint32_t plen = rte_be_to_cpu_16(fh->total_length) - 20u;
+
+			frags_ok &=
+				out[i]->nb_segs == 1 && out[i]->pkt_len == 14 + 20 + plen &&
+				20 + plen <= cases[ci].mtu && rte_ipv4_cksum(fh) == 0 &&
+				fh->packet_id == rte_cpu_to_be_16(0x1234) &&
+				fh->next_proto_id == (cases[ci].natt ? IPPROTO_UDP : IPPROTO_ESP) &&
+				(fo & RTE_IPV4_HDR_DF_FLAG) == 0 && off + plen <= 4000;
+			if (!frags_ok)
+				break;
+			if (off == 0)
+				memcpy(esp, f, 14 + 20);
+			memcpy(esp + 14 + 20 + off, f + 14 + 20, plen);
+			have += plen;
+			if ((fo & RTE_IPV4_HDR_MF_FLAG) == 0) {
+				last_seen = true;
+				total = off + plen;
+			}
+		}
+		rte_pktmbuf_free_bulk(out, n);
+		CHECK(frags_ok && last_seen && have == total,
+		      "%s: fragments within the mtu, ids and headers right, they cover %u bytes",
+		      what, total);
+		if (!frags_ok || !last_seen)
+			continue;
+		h = (struct rte_ipv4_hdr *)(esp + 14);
+		h->total_length = rte_cpu_to_be_16((uint16_t)(20 + total));
+		h->fragment_offset = 0;
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+		m = mk(esp, 14 + 20 + total);
+		CHECK(m != NULL && esp_peer_reseal(&peers, m) == 0,
+		      "%s: the reassembled ESP packet verifies with the outbound key", what);
+		k = egw_esp_inbound_burst(ctx, &m, 1, &res);
+		CHECK(k == 1, "%s: the reassembled ESP packet decrypts", what);
+		if (k != 1)
+			continue;
+		glen = flat(m, esp);
+		CHECK(glen == len && memcmp(esp, frame, len) == 0, "%s: back to the original",
+		      what);
+		rte_pktmbuf_free(m);
+	}
 }
 
 /* ---- sequence numbers ---------------------------------------------------- */
@@ -2087,10 +2703,16 @@ main(int argc, char **argv)
 	test_kat();
 	test_matrix();
 	test_transport_tunnels();
+	test_outer_template();
 	test_inbound_rejects();
 	test_trailer();
 	test_big_burst();
 	test_icmp_limit();
+	test_ip_id_disjoint();
+	test_life_bytes();
+	test_too_big();
+	test_transport_frag();
+	test_natt6_routing();
 	test_seq_limits();
 	test_state_file();
 	test_key_reuse();
