@@ -342,6 +342,10 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 			uint32_t before = out[i]->pkt_len - out[i]->l2_len;
 
 			why[i] = (uint8_t)encap_one(c, sa, &out[i], seq, jobs[nj], i);
+			/* a segment whose payload is still in the super-packet */
+			if (why[i] == EGW_ESP_DROP_MAX && c->gso[i].n != 0 &&
+			    !esp_gso_job(c, jobs[nj], i))
+				why[i] = EGW_ESP_DROP_BAD_INNER;
 			if (why[i] == EGW_ESP_DROP_MAX) {
 				ip_bytes += before;
 				nj++;
@@ -372,6 +376,7 @@ drops:
 		c->st.out_bytes += bytes;
 		__atomic_fetch_add(&sa->bytes_used, ip_bytes, __ATOMIC_RELAXED);
 	}
+	esp_gso_run_done(c, n);
 	return k;
 }
 
@@ -483,11 +488,11 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 				why = EGW_ESP_DROP_TOO_BIG;
 				goto too_big;
 			}
-			k = esp_gso_tcp(m, (uint16_t)mss, c->pool, &out[n_out], EGW_ESP_MAX_SEGS,
+			/* takes m: freed once the run's jobs have read it */
+			k = esp_gso_out(c, s, m, (uint16_t)mss, &out[n_out], n_out - run_start,
 					&why);
 			if (k == 0)
 				goto drop;
-			rte_pktmbuf_free(m);
 			memset(&c->pre_ok[n_out - run_start], 0, k);
 			n_out += k;
 			res->created += k - 1;
