@@ -257,7 +257,7 @@ struct egw_esp_ctx {
 	struct gcm_context_data gso_gcm[EGW_ESP_MAX_BURST];
 	struct rte_mbuf *gso_keep[EGW_ESP_MAX_BURST];
 	uint16_t n_gso_keep;
-	uint8_t gso_copy; /* 1: segments always copy their payload (tests) */
+	uint8_t gso_oop; /* 1: AES-GCM segments read their payload from the super-packet */
 	struct egw_esp_ctx_stats st __rte_cache_aligned;
 	uint64_t policy_hits[2][EGW_ESP_MAX_POLICY];
 };
@@ -288,9 +288,10 @@ unsigned int esp_gso_tcp(const struct rte_mbuf *m, uint16_t mss, struct rte_memp
 /*
  * esp_gso_tcp() for the outbound path of context c, segment i going to slot
  * slot + i of the current run of SA sa (slot + the number of segments <=
- * EGW_ESP_MAX_BURST). For AES-GCM the segments' payload is not copied: it
- * is only summed for the TCP checksums, and c->gso[] says where it is, for
- * esp_gso_job() to encrypt it from there into the segment. On success m is
+ * EGW_ESP_MAX_BURST). With c->gso_oop set (off by default: slower with
+ * IPsec-MB 1.3, see gso.c) and an AES-GCM SA, the segments' payload is not
+ * copied: it is only summed for the TCP checksums, and c->gso[] says where it
+ * is, for esp_gso_job() to encrypt it from there into the segment. On success m is
  * taken: freed now, or kept until esp_gso_run_done() when a segment still
  * reads from it. On failure (0, *why set) m is still the caller's.
  */

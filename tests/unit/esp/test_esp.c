@@ -1223,8 +1223,8 @@ test_gso_oop(void)
 		seq0 = sa->seq_next;
 		id0 = ctx->ip_id;
 		for (pass = 0; pass < 2; pass++) {
-			/* pass 0: every segment copies its payload */
-			ctx->gso_copy = pass == 0;
+			/* pass 1: AES-GCM segments read from the chain */
+			ctx->gso_oop = pass == 1;
 			sa->seq_next = seq0;
 			ctx->ip_id = id0;
 			in[0] = mk_chain(frame, len, pieces[pc], 4);
@@ -1237,7 +1237,7 @@ test_gso_oop(void)
 			for (i = 0; i < n[pass]; i++)
 				flat(out[pass][i], buf[pass][i]);
 		}
-		ctx->gso_copy = 0;
+		ctx->gso_oop = 0;
 		CHECK(n[0] > 1 && n[0] == n[1], "%s: %u and %u segments", what, n[0], n[1]);
 		for (i = 0; i < RTE_MIN(n[0], n[1]); i++)
 			same &= out[0][i]->pkt_len == out[1][i]->pkt_len &&
@@ -1286,6 +1286,7 @@ test_gso_oop_used(void)
 	if (sa_pair(0x7100, &t) < 0)
 		return;
 	m = mk_chain(frame, build(&p, frame), sz, 1);
+	ctx->gso_oop = 1;
 	k = esp_gso_out(ctx, esp_sa_find(0x7100, EGW_ESP_DIR_OUT), m, 1400, segs, 0, &why);
 	for (i = 0; i < k; i++)
 		refs += ctx->gso[i].n != 0;
@@ -1293,6 +1294,7 @@ test_gso_oop_used(void)
 	      "gso oop: %u segments, %u read from the chain, chain kept (%u)", k, refs,
 	      ctx->n_gso_keep);
 	esp_gso_run_done(ctx, k);
+	ctx->gso_oop = 0;
 	CHECK(ctx->n_gso_keep == 0 && ctx->gso[0].n == 0, "gso oop: run done clears and frees");
 	rte_pktmbuf_free_bulk(segs, k);
 }
