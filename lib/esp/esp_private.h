@@ -240,6 +240,20 @@ struct esp_out_pkt {
 	uint8_t tos;     /* IPv4 TOS / IPv6 traffic class */
 };
 
+/* Most input pieces the cipher reads one segment's payload from (gso.c); a
+ * segment spread over more is copied. */
+#define ESP_GSO_PIECES 6
+
+/* Where the payload of a segment made by esp_gso_out() is: iov[1..n] are its
+ * pieces in the super-packet, each with where its ciphertext goes in the
+ * segment; iov[0] and iov[n + 1] (the segment's clear headers and trailer,
+ * encrypted in place) are filled by esp_gso_job(). n = 0: the segment holds
+ * its payload itself. */
+struct esp_gso_src {
+	uint8_t n;
+	struct IMB_SGL_IOV iov[ESP_GSO_PIECES + 2];
+};
+
 /* ---- data-path context ----------------------------------------------- */
 
 /* The SPD result of the last flow a context classified, per direction and
@@ -277,6 +291,14 @@ struct egw_esp_ctx {
 	 * and of the pseudo-header destination, per slot of a run */
 	uint16_t udp6_off[EGW_ESP_MAX_BURST];
 	uint16_t udp6_dst[EGW_ESP_MAX_BURST];
+	/* outbound GSO, per slot of a run: payload the cipher reads from the
+	 * super-packet (gso.c), its GCM context, and the super-packets to free
+	 * once the run's jobs are done; every n is 0 between runs */
+	struct esp_gso_src gso[EGW_ESP_MAX_BURST];
+	struct gcm_context_data gso_gcm[EGW_ESP_MAX_BURST];
+	struct rte_mbuf *gso_keep[EGW_ESP_MAX_BURST];
+	uint16_t n_gso_keep;
+	uint8_t gso_oop; /* 1: AES-GCM segments read their payload from the super-packet */
 	struct egw_esp_ctx_stats st __rte_cache_aligned;
 	struct esp_spd_cache spd_cache[2][2]; /* [direction][IPv4, IPv6] */
 	uint64_t policy_hits[2][EGW_ESP_MAX_POLICY];
@@ -304,6 +326,32 @@ struct egw_esp_ctx {
  */
 unsigned int esp_gso_tcp(const struct rte_mbuf *m, uint16_t mss, struct rte_mempool *pool,
 			 struct rte_mbuf *segs[], unsigned int max, enum egw_esp_drop *why);
+
+/*
+ * esp_gso_tcp() for the outbound path of context c, segment i going to slot
+ * slot + i of the current run of SA sa (slot + the number of segments <=
+ * EGW_ESP_MAX_BURST). With c->gso_oop set (off by default: slower with
+ * IPsec-MB 1.3, see gso.c) and an AES-GCM SA, the segments' payload is not
+ * copied: it is only summed for the TCP checksums, and c->gso[] says where it
+ * is, for esp_gso_job() to encrypt it from there into the segment. On success m is
+ * taken: freed now, or kept until esp_gso_run_done() when a segment still
+ * reads from it. On failure (0, *why set) m is still the caller's.
+ */
+unsigned int esp_gso_out(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf *m,
+			 uint16_t mss, struct rte_mbuf *segs[], unsigned int slot,
+			 enum egw_esp_drop *why);
+
+/*
+ * Turn job, filled by esp_job_aead() to encrypt slot's segment in place,
+ * into one that reads the payload from the super-packet (c->gso[slot].n must
+ * be non-zero). False if the segment no longer has the payload room the
+ * pieces aim at (the job must then not run).
+ */
+bool esp_gso_job(struct egw_esp_ctx *c, IMB_JOB *job, unsigned int slot);
+
+/* After the jobs of a run of n slots have completed: clear the slots' GSO
+ * state and free the super-packets they read from. */
+void esp_gso_run_done(struct egw_esp_ctx *c, unsigned int n);
 
 /*
  * Where the TCP payload starts in frame m and how many bytes it has, for

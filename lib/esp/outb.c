@@ -475,6 +475,10 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 			why[i] = EGW_ESP_DROP_LIFETIME;
 		} else {
 			why[i] = (uint8_t)encap_one(c, sa, &out[i], seq, jobs[nj], i);
+			/* a segment whose payload is still in the super-packet */
+			if (why[i] == EGW_ESP_DROP_MAX && c->gso[i].n != 0 &&
+			    !esp_gso_job(c, jobs[nj], i))
+				why[i] = EGW_ESP_DROP_BAD_INNER;
 			if (why[i] == EGW_ESP_DROP_MAX) {
 				used += clear[i];
 				nj++;
@@ -513,6 +517,7 @@ drops:
 		c->st.out_packets += k;
 		c->st.out_bytes += bytes;
 	}
+	esp_gso_run_done(c, n);
 	return k;
 }
 
@@ -672,11 +677,11 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 				why = EGW_ESP_DROP_TOO_BIG;
 				goto too_big;
 			}
-			k = esp_gso_tcp(m, (uint16_t)mss, c->pool, &out[n_out], EGW_ESP_MAX_SEGS,
+			/* takes m: freed once the run's jobs have read it */
+			k = esp_gso_out(c, s, m, (uint16_t)mss, &out[n_out], n_out - run_start,
 					&why);
 			if (k == 0)
 				goto drop;
-			rte_pktmbuf_free(m);
 			memset(&c->pre_ok[n_out - run_start], 0, k);
 			n_out += k;
 			res->created += k - 1;

@@ -2502,6 +2502,197 @@ test_inbound_lifetime(void)
 	clear_all();
 }
 
+/* ---- GSO out of place against the copying path --------------------------- */
+
+/* A chain of mbufs holding frame, its pieces sized from sizes[] in turn
+ * (the first piece first + sizes[0]...). */
+static struct rte_mbuf *
+mk_chain_sized(const uint8_t *frame, uint32_t len, const uint16_t *sizes, unsigned int n_sizes)
+{
+	struct rte_mbuf *head = NULL, *prev = NULL;
+	uint32_t off = 0;
+	unsigned int k = 0;
+
+	while (off < len) {
+		struct rte_mbuf *s = rte_pktmbuf_alloc(pool);
+		uint16_t n = (uint16_t)RTE_MIN(len - off, (uint32_t)sizes[k++ % n_sizes]);
+
+		if (s == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		memcpy(rte_pktmbuf_append(s, n), frame + off, n);
+		if (head == NULL) {
+			head = s;
+		} else {
+			prev->next = s;
+			head->nb_segs++;
+			head->pkt_len += n;
+		}
+		prev = s;
+		off += n;
+	}
+	head->l2_len = sizeof(struct rte_ether_hdr);
+	return head;
+}
+
+/* Is the TCP checksum of clear frame f (IPv4 or IPv6 without extension
+ * headers, TCP without options) right? Summed with the checksum in place, a
+ * right one gives 0. *hdr = bytes before the TCP payload. */
+static bool
+tcp_ok(const uint8_t *f, uint32_t len, uint8_t family, uint32_t *hdr)
+{
+	const uint8_t *ip = f + 14;
+
+	if (family == AF_INET) {
+		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)ip;
+
+		*hdr = 14 + 20 + 20;
+		return len >= *hdr && rte_ipv4_udptcp_cksum(h, ip + 20) == 0;
+	}
+	*hdr = 14 + 40 + 20;
+	return len >= *hdr && rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)ip, ip + 40) == 0;
+}
+
+/*
+ * The same super-packets through the outbound path twice with the same
+ * sequence numbers and outer ids: segments copying their payload, then
+ * segments encrypting it from the super-packet. The ESP frames must be the
+ * same bytes; then they are decrypted and the TCP payload of the segments
+ * put together must be the super-packet's, with valid checksums.
+ */
+static void
+test_gso_oop(void)
+{
+	static const uint16_t pieces[][4] = {
+		{2000, 2000, 2000, 2000}, /* net_pcap-like */
+		{55, 1500, 7, 2000},      /* odd sizes, a segment over three pieces */
+		{61, 333, 1001, 97},      /* odd offsets everywhere */
+		{97, 97, 97, 97},         /* more pieces than one job takes: copied */
+	};
+	static const enum egw_esp_aead aeads[] = {EGW_ESP_AES128_GCM, EGW_ESP_AES256_GCM,
+						  EGW_ESP_CHACHA20_POLY1305};
+	static uint8_t frame[20000], buf[2][EGW_ESP_MAX_SEGS][2048], got[20000];
+	struct rte_mbuf *in[1], *out[2][EGW_ESP_MAX_SEGS];
+	unsigned int ci, cases = 0;
+	char what[160];
+
+	/* AEAD x transport / tunnel v4 / tunnel v6 x inner family x NAT-T x
+	 * chain x TSO */
+	for (ci = 0; ci < RTE_DIM(aeads) * 3 * 2 * 2 * RTE_DIM(pieces) * 2; ci++) {
+		unsigned int tso = ci % 2, pc = ci / 2 % RTE_DIM(pieces);
+		unsigned int natt = ci / (2 * RTE_DIM(pieces)) % 2;
+		unsigned int inner = ci / (4 * RTE_DIM(pieces)) % 2;
+		unsigned int mode = ci / (8 * RTE_DIM(pieces)) % 3;
+		unsigned int a = ci / (24 * RTE_DIM(pieces));
+		struct t_sa t = {.aead = aeads[a],
+				 .mode = mode == 0 ? EGW_ESP_MODE_TRANSPORT : EGW_ESP_MODE_TUNNEL,
+				 .outer = mode == 2 ? AF_INET6 : AF_INET,
+				 .natt = natt};
+		struct t_pkt p = {.family = inner ? AF_INET6 : AF_INET,
+				  .proto = IPPROTO_TCP,
+				  .plen = (uint16_t)(9001 + pc * 1111),
+				  .seed = (uint8_t)(pc + a)};
+		uint32_t len = build(&p, frame), hdr = 0, glen, off, tot = 0;
+		uint16_t n[2], r, i;
+		struct egw_esp_sa *sa;
+		uint64_t seq0;
+		uint16_t id0;
+		unsigned int pass;
+		bool same = true, ok = true;
+		struct egw_esp_res res;
+
+		snprintf(what, sizeof(what), "gso oop %s %s inner %s natt %u pieces %u%s",
+			 egw_esp_aead_name(t.aead),
+			 mode == 0   ? "transport"
+			 : mode == 1 ? "tunnel v4"
+				     : "tunnel v6",
+			 inner ? "v6" : "v4", natt, pieces[pc][0], tso ? " tso 999" : "");
+		clear_all();
+		if (sa_pair(0x7000, &t) < 0) {
+			CHECK(0, "%s: SA set-up", what);
+			return;
+		}
+		sa = esp_sa_find(0x7000, EGW_ESP_DIR_OUT);
+		seq0 = sa->seq_next;
+		id0 = ctx->ip_id;
+		for (pass = 0; pass < 2; pass++) {
+			/* pass 1: AES-GCM segments read from the chain */
+			ctx->gso_oop = pass == 1;
+			sa->seq_next = seq0;
+			ctx->ip_id = id0;
+			in[0] = mk_chain_sized(frame, len, pieces[pc], 4);
+			if (tso) {
+				in[0]->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
+				in[0]->tso_segsz = 999;
+			}
+			memset(&res, 0, sizeof(res));
+			n[pass] = encrypt(in, 1, out[pass], EGW_ESP_MAX_SEGS, &res);
+			for (i = 0; i < n[pass]; i++)
+				flat(out[pass][i], buf[pass][i]);
+		}
+		ctx->gso_oop = 0;
+		CHECK(n[0] > 1 && n[0] == n[1], "%s: %u and %u segments", what, n[0], n[1]);
+		for (i = 0; i < RTE_MIN(n[0], n[1]); i++)
+			same &= out[0][i]->pkt_len == out[1][i]->pkt_len &&
+				memcmp(buf[0][i], buf[1][i], out[0][i]->pkt_len) == 0;
+		CHECK(same, "%s: ESP frames byte-identical", what);
+		rte_pktmbuf_free_bulk(out[0], n[0]);
+
+		memset(&res, 0, sizeof(res));
+		r = egw_esp_inbound_burst(ctx, out[1], n[1], &res);
+		CHECK(r == n[1], "%s: all %u decrypted (%u)", what, n[1], r);
+		tcp_ok(frame, len, p.family, &hdr);
+		for (i = 0; i < r; i++) {
+			glen = flat(out[1][i], got);
+			if (!tcp_ok(got, glen, p.family, &off)) {
+				printf("  %s: segment %u checksum\n", what, i);
+				ok = false;
+			}
+			if (tot + glen - off <= len - hdr &&
+			    memcmp(got + off, frame + hdr + tot, glen - off) != 0) {
+				printf("  %s: segment %u payload\n", what, i);
+				ok = false;
+			}
+			tot += glen - off;
+		}
+		CHECK(ok && tot == len - hdr, "%s: payload and TCP checksums (%u of %u bytes)",
+		      what, tot, len - hdr);
+		rte_pktmbuf_free_bulk(out[1], r);
+		cases++;
+	}
+	printf("gso out of place: %u cases byte-identical to the copying path\n", cases);
+}
+
+/* The 2 KB-chain segments really read their payload from the super-packet. */
+static void
+test_gso_oop_used(void)
+{
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_TCP, .plen = 9000};
+	static const uint16_t sz[1] = {2000};
+	static uint8_t frame[10000];
+	struct rte_mbuf *segs[EGW_ESP_MAX_SEGS], *m;
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TUNNEL, .outer = AF_INET};
+	enum egw_esp_drop why;
+	unsigned int k, i, refs = 0;
+
+	clear_all();
+	if (sa_pair(0x7100, &t) < 0)
+		return;
+	m = mk_chain_sized(frame, build(&p, frame), sz, 1);
+	ctx->gso_oop = 1;
+	k = esp_gso_out(ctx, esp_sa_find(0x7100, EGW_ESP_DIR_OUT), m, 1400, segs, 0, &why);
+	for (i = 0; i < k; i++)
+		refs += ctx->gso[i].n != 0;
+	CHECK(k == 7 && refs == k && ctx->n_gso_keep == 1,
+	      "gso oop: %u segments, %u read from the chain, chain kept (%u)", k, refs,
+	      ctx->n_gso_keep);
+	esp_gso_run_done(ctx, k);
+	ctx->gso_oop = 0;
+	CHECK(ctx->n_gso_keep == 0 && ctx->gso[0].n == 0, "gso oop: run done clears and frees");
+	rte_pktmbuf_free_bulk(segs, k);
+}
+
 /* ---- IV uniqueness with two lcores --------------------------------------- */
 
 #define IVT_SEGS 1000000
@@ -2720,6 +2911,8 @@ main(int argc, char **argv)
 	test_ecn();
 	test_is_esp();
 	test_inbound_lifetime();
+	test_gso_oop();
+	test_gso_oop_used();
 	test_iv_unique();
 
 	clear_all();
