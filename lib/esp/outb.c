@@ -558,8 +558,13 @@ too_big(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf *m,
 
 	if (o->family == AF_INET6 && path_mtu < 1280)
 		path_mtu = 1280; /* RFC 8200 5: the minimum link MTU */
+	/* from an address of edgegw's: the tunnel's own end, else a local
+	 * address of the family (egw_esp_local_addr_add), else (none
+	 * configured) the packet's destination */
 	if (sa->mode == EGW_ESP_MODE_TUNNEL && sa->tun_family == o->family)
 		src = sa->tun_src;
+	else
+		src = esp_icmp_src(o->family);
 	if (res->n_icmp < EGW_ESP_MAX_BURST && icmp_allowed(c)) {
 		icmp = esp_icmp_too_big(m, (uint16_t)path_mtu, src, c->pool);
 		if (icmp != NULL) {

@@ -1467,6 +1467,49 @@ test_too_big(void)
 	}
 }
 
+/* The source of an ICMP too-big is an address of edgegw's: a transport SA
+ * has no tunnel end, so a registered local address of the family, else (none
+ * registered) the packet's own destination. */
+static void
+test_icmp_source(void)
+{
+	static uint8_t frame[4096];
+	static const uint8_t local4[4] = {198, 51, 100, 77};
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TRANSPORT, .mtu = 1400};
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_TCP, .df = true, .plen = 1410};
+	struct egw_esp_addr la = {.family = AF_INET};
+	struct rte_mbuf *in[1], *out[EGW_ESP_MAX_SEGS];
+	struct egw_esp_res res;
+	uint32_t len = build(&p, frame);
+	int pass;
+
+	memcpy(la.a, local4, 4);
+	for (pass = 0; pass < 2; pass++) {
+		const uint8_t *ip;
+
+		clear_all();
+		if (sa_pair(0x8400, &t) < 0)
+			return;
+		if (pass == 1)
+			CHECK(egw_esp_local_addr_add(&la) == 0, "register 198.51.100.77");
+		in[0] = mk(frame, len);
+		memset(&res, 0, sizeof(res));
+		CHECK(encrypt(in, 1, out, RTE_DIM(out), &res) == 0 && res.n_icmp == 1,
+		      "DF TCP too big: one ICMP (%u)", res.n_icmp);
+		if (res.n_icmp != 1)
+			continue;
+		ip = rte_pktmbuf_mtod(res.icmp[0], const uint8_t *) + 14;
+		if (pass == 0)
+			CHECK(memcmp(ip + 12, frame + 14 + 16, 4) == 0,
+			      "no local address: from the packet's destination");
+		else
+			CHECK(memcmp(ip + 12, local4, 4) == 0,
+			      "from the registered local address, not the packet's destination");
+		rte_pktmbuf_free_bulk(res.icmp, res.n_icmp);
+	}
+	CHECK(egw_esp_local_addr_del(&la) == 0, "unregister");
+}
+
 /* NAT-T over IPv6 in transport mode with a segment routing header that
  * still has a segment left: the UDP pseudo-header names the final
  * destination, Segment List[0] (RFC 8200 8.1, RFC 8754), not the header's. */
@@ -2903,6 +2946,7 @@ main(int argc, char **argv)
 	test_life_bytes();
 	test_too_big();
 	test_transport_frag();
+	test_icmp_source();
 	test_natt6_routing();
 	test_seq_limits();
 	test_state_file();
