@@ -21,7 +21,10 @@ NAT-T), outer header fields, same MACs, and the decrypted packet equals the
 clear input byte for byte. tshark decrypts the same capture (AES-GCM SAs
 without ESN: tshark 4.0 has neither ChaCha20-Poly1305 nor ESN) and must show
 a correct ICV, the sequence number, the inner protocol and the same inner
-bytes. Clear frames that match no policy pass unchanged.
+bytes. Clear frames that match no policy pass unchanged: this run says
+'esp policy default out|in bypass' (the default would discard them once a
+direction has a policy). The transport SAs' ends are edgegw's addresses
+('ip address add'): only ESP sent to one of them is edgegw's to decrypt.
 
 Inbound (uplink in -> access out): scapy encrypts the same kind of matrix;
 edgegw's access output must be the clear frames byte for byte (transport
@@ -33,8 +36,10 @@ inside one burst), older than the window, bad ICV (and that it does not move
 the window), bad padding, truncated ESP, a clear packet matching an inbound
 protect policy (esp_in_clear), outer source not the SA's peer, next header
 unfit for the mode, a dummy packet (next header 59), an inner packet outside
-the SA's policy; an IKE message on UDP 4500 (non-ESP marker) passes in clear
-and ESP on UDP 4500 is decrypted. Outbound: a discard policy, a non-ESN SA
+the SA's policy, the first fragment of an ESP packet (esp_fragment), a clear
+IPv6 packet no policy matches (the inbound default discards it:
+esp_policy_default); an IKE message on UDP 4500 (non-ESP marker) passes in
+clear through its bypass rule and ESP on UDP 4500 is decrypted. Outbound: a discard policy, a non-ESN SA
 running out of sequence numbers at 2^32-1, a hard packet lifetime. The ESN
 cases of the matrix also deliver 2^32-1 after 2^32 and 2^32+1 (the receiver
 must infer the high word backwards across the wrap).
@@ -123,7 +128,13 @@ class Case:
         self.in_first = ESN_START if esn else 1
 
     def commands(self):
-        return [self.out_sa.command(), self.in_sa.command(),
+        # transport-mode ESP is edgegw's only when sent to an address of its
+        # own; everything else is transit
+        # (the IPv6 ones on port 0: a port holds 8 addresses)
+        local = [] if self.mode == "tunnel" else [
+            "ip address add %s/%d port %d" % ((self.local, 32, 1) if self.inner == 4
+                                              else (self.local, 128, 0))]
+        return local + [self.out_sa.command(), self.in_sa.command(),
                 "esp policy add out src %s dst %s protect %d" % (self.lpfx, self.rpfx,
                                                                  self.out_sa.spi),
                 "esp policy add in src %s dst %s protect %d" % (self.rpfx, self.lpfx,
@@ -389,12 +400,24 @@ def check_inbound(c, cases, access_out, byp_in, exp_access):
                 "in order" % cs.name, "%d of %d frames" % (len(got), cs.n))
 
 
+def not_nd(frames):
+    """frames without the ARP and IPv6 neighbour discovery (ICMPv6 133-137)
+    edgegw sends for its own addresses."""
+    def nd(f):
+        et = struct.unpack("!H", f[12:14])[0]
+        return et == 0x0806 or (et == 0x86dd and len(f) > 54 and f[20] == 58 and
+                                133 <= f[54] <= 137)
+    return [f for f in frames if not nd(f)]
+
+
 def matrix_run(c, binary, selfcheck):
     cases = build_cases()
     access_in, uplink_in, byp_out, byp_in, exp_access = make_matrix(cases)
     print("  matrix: %d cases, %d frames in on access, %d on the uplink" %
           (len(cases), len(access_in), len(uplink_in)))
-    lines = []
+    # this run checks that what no policy matches passes in clear: say so
+    # (with a policy in a direction, its default would discard it)
+    lines = ["esp policy default out bypass", "esp policy default in bypass"]
     for cs in cases:
         lines += cs.commands()
     if selfcheck:
@@ -406,12 +429,16 @@ def matrix_run(c, binary, selfcheck):
     else:
         rc, so, se, s, access_out, uplink_out = esptest.gateway_run(
             c, binary, NAME, "matrix", lines, access_in, uplink_in)
+        # the addresses of the transport SAs' ends are announced (ARP, ND)
+        access_out, uplink_out = not_nd(access_out), not_nd(uplink_out)
         if esptest.esp_unsupported(so, se):
             c.check(False, "edgegw accepts the esp commands", se.strip().splitlines()[-1])
             return
         if not c.eq(rc, 0, "matrix run: edgegw exit status"):
             return
         upcap = c.path("matrix_uplink_out.pcap")
+        # tshark reads the file: without the ARP/ND frames, as checked here
+        egwtest.write_pcap(upcap, uplink_out)
     if s is not None:
         egwtest.check_identity(c, s)
         p0, p1 = egwtest.port_by_id(s, 0), egwtest.port_by_id(s, 1)
@@ -454,7 +481,7 @@ def restart_run(c, binary, cs):
     state = c.path("matrix.state")
     if not c.check(os.path.exists(state), "the matrix run left its state file"):
         return
-    lines = [cs.out_sa.command(), cs.commands()[2]]
+    lines = [cs.out_sa.command(), cs.commands()[-2]]
     rc, so, se, s, _, uplink_out = esptest.gateway_run(
         c, binary, NAME, "restart", lines, cs.out_frames[:3], [], state_file=state)
     if not c.eq(rc, 0, "restart run: edgegw exit status"):
@@ -493,7 +520,11 @@ def hostile_run(c, binary, selfcheck):
     out_exhaust = Sa(0x3101, "out", "aes-128-gcm", "tunnel", gw, peer, seq=4294967293)
     out_life = Sa(0x3102, "out", "aes-256-gcm", "tunnel", gw, peer,
                   extra="lifetime packets 2 4")
-    lines = [sa.command(), sa_tr.command(), sa_natt.command(), out_exhaust.command(),
+    lines = ["ip address add 10.11.0.7/32 port 1",  # the transport SA's end
+             # IKE to the gateway passes in clear: a bypass rule, as RFC 4301
+             # wants (what no rule matches is discarded)
+             "esp policy add in src 198.51.100.201/32 dst %s/32 proto udp bypass" % gw,
+             sa.command(), sa_tr.command(), sa_natt.command(), out_exhaust.command(),
              out_life.command(),
              "esp policy add in src 10.20.0.0/16 dst 10.10.0.0/16 protect %d" % sa.spi,
              "esp policy add in src 10.22.0.0/16 dst 10.12.0.0/16 protect %d" % sa_natt.spi,
@@ -548,8 +579,9 @@ def hostile_run(c, binary, selfcheck):
         struct.pack("!I", sa.spi))), "esp_truncated", None))
     # in clear but an inbound policy says protect
     frames.append((clear_frame(inner(12)), "esp_in_clear", None))
+    # matches no policy: the inbound default discards it (RFC 4301 5)
     frames.append((clear_frame(IPv6(src="2001:db8:9::1", dst="2001:db8:8::1") / UDP() /
-                               Raw(b"no policy")), "ok", "same"))
+                               Raw(b"no policy")), "esp_policy_default", None))
     # transport SA, IPv4, chacha20: two good, one replayed in the same burst
     tr = [IP(src="10.21.0.7", dst="10.11.0.7", id=70 + i) / TCP(sport=7, dport=7, seq=i) /
           Raw(b"t" * (i * 5)) for i in range(3)]
@@ -580,7 +612,7 @@ def hostile_run(c, binary, selfcheck):
     e[14 + 6] |= 0x20
     e[14 + 10:14 + 12] = b"\x00\x00"
     e[14 + 10:14 + 12] = struct.pack("!H", esptest.ip_checksum(bytes(e[14:34])))
-    frames.append((bytes(e), "esp_truncated", None))
+    frames.append((bytes(e), "esp_fragment", None))
     # NAT-T SA: an IKE message (non-ESP marker: 4 zero bytes) on UDP 4500 is
     # not ESP and passes in clear; ESP on UDP 4500 is decrypted
     frames.append((clear_frame(IP(src="198.51.100.201", dst=gw) / UDP(sport=4500, dport=4500) /
@@ -627,6 +659,7 @@ def hostile_run(c, binary, selfcheck):
         return
     rc, so, se, s, access_out, uplink_out = esptest.gateway_run(
         c, binary, NAME, "hostile", lines, acc, uplink_in)
+    access_out, uplink_out = not_nd(access_out), not_nd(uplink_out)
     if esptest.esp_unsupported(so, se):
         c.check(False, "edgegw accepts the esp commands", se.strip().splitlines()[-1])
         return
