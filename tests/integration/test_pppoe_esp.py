@@ -17,7 +17,14 @@ tunnel-mode SA with MTU 1280 protecting the pool toward 203.0.113.0/24:
   - a packet from the far side through the inbound SA that is too big for
     the session (MRU 1400): PPPoE drops it and its ICMP
     fragmentation-needed leaves through the outbound SA (decrypted with
-    scapy to check), never in clear.
+    scapy to check), never in clear;
+  - the subscriber's own IPsec VPN is transit: its ESP and NAT-T to its VPN
+    server leave the uplink unchanged, and ESP from the server to the
+    subscriber - carrying the very SPI of edgegw's inbound SA - reaches the
+    subscriber unchanged inside its session, not decrypted or dropped
+    (only ESP to edgegw's own tunnel address is edgegw's); bypass rules
+    let the subscriber's other traffic through (with policies in a
+    direction, what no rule matches is discarded).
 At exit the JSON counters hold the exact numbers and the accounting identity.
 
 usage: test_pppoe_esp.py EDGEGW
@@ -36,6 +43,7 @@ IF_A, IF_U = "egwea0", "egweu0"
 POOL4 = ipaddress.IPv4Network("100.64.0.0/24")
 POOL6 = ipaddress.IPv6Network("2001:db8:100::/48")
 REMOTE4, REMOTE6 = "203.0.113.10", "2001:db8:200::10"
+VPN4 = "198.18.0.1"  # the subscriber's own VPN server, beyond the uplink
 SPI, SPI_IN = 0x1000, 0x2000
 TUN_SRC, TUN_DST = "192.0.2.1", "198.51.100.1"
 SA_MTU = 1280
@@ -60,6 +68,9 @@ def setup(state):
         "esp policy add out src %s dst 203.0.113.0/24 protect 0x%x" % (POOL4, SPI),
         "esp policy add out src %s dst 2001:db8:200::/64 protect 0x%x" % (POOL6, SPI),
         "esp policy add in src 203.0.113.0/24 dst %s protect 0x%x" % (POOL4, SPI_IN),
+        # the subscribers' other traffic (their own VPN too) passes in clear
+        "esp policy add out src %s dst 0.0.0.0/0 bypass" % POOL4,
+        "esp policy add in src 0.0.0.0/0 dst %s bypass" % POOL4,
         "start",
     ]
 
@@ -82,6 +93,7 @@ def main():
             if not bad:
                 flows(c, cl, upl, IP, IPv6, UDP, ICMP, Raw, ICMPv6PacketTooBig)
                 through_tunnel(c, cl, upl)
+                subscriber_vpn(c, cl, upl)
     finally:
         for p in (acc, upl):
             if p is not None:
@@ -190,6 +202,37 @@ def through_tunnel(c, cl, upl):
     clear = [f for f in upl.since(mark) if pt_ip(f) is not None and pt_ip(f)[0] >> 4 == 4 and
              pt_ip(f)[9] == 1]
     c.eq(len(clear), 0, "no ICMP in clear on the uplink")
+
+
+def subscriber_vpn(c, cl, upl):
+    """The subscriber's own IPsec (ESP and NAT-T with its VPN server) is
+    transit: forwarded both ways unchanged, even with an SPI edgegw uses."""
+    from scapy.all import IP, UDP, Raw, Ether
+    esp_up = IP(src=cl.ip4, dst=VPN4, proto=50, id=21) / Raw(
+        struct.pack("!II", SPI_IN, 1) + bytes(range(40)))
+    natt_up = IP(src=cl.ip4, dst=VPN4, id=22) / UDP(sport=4500, dport=4500) / Raw(
+        struct.pack("!II", SPI_IN, 2) + bytes(40))
+    mark = upl.mark()
+    cl.port.send(cl.ip_frame(esp_up))
+    cl.port.send(cl.ip_frame(natt_up))
+    got = upl.wait(mark, lambda f: pt_ip(f) is not None and pt_ip(f)[0] >> 4 == 4 and
+                   IP(pt_ip(f)).dst == VPN4, 2, 3)
+    # what follows the IP header leaves as the subscriber sent it
+    c.eq(sorted(bytes(IP(pt_ip(f)).payload) for f in got),
+         sorted(bytes(p.payload) for p in (esp_up, natt_up)),
+         "subscriber VPN: its ESP and NAT-T to its server leave the uplink unchanged")
+    n4 = len(cl.data4)
+    esp_down = IP(src=VPN4, dst=cl.ip4, proto=50, id=23) / Raw(
+        struct.pack("!II", SPI_IN, 3) + bytes(range(48)))
+    natt_down = IP(src=VPN4, dst=cl.ip4, id=24) / UDP(sport=4500, dport=4500) / Raw(
+        struct.pack("!II", SPI_IN, 4) + bytes(48))
+    for p in (esp_down, natt_down):
+        upl.send(bytes(Ether(dst=pt.MAC_U, src=pt.PEER_MAC) / p))
+    cl.wait(lambda: len(cl.data4) >= n4 + 2, 3)
+    c.eq(sorted(bytes(IP(d).payload) for d in cl.data4[n4:]),
+         sorted(bytes(p.payload) for p in (esp_down, natt_down)),
+         "subscriber VPN: ESP and NAT-T from its server with SPI 0x%x (edgegw's inbound SA's) "
+         "reach it unchanged in its session" % SPI_IN)
 
 
 def is_esp4(f):
