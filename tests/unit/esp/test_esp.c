@@ -191,35 +191,46 @@ mk(const uint8_t *frame, uint32_t len)
 	return m;
 }
 
-/* A frame of any length as a chain of 2,000-byte mbufs (as net_pcap hands
- * over a jumbo frame). */
+/* A chain of mbufs holding frame, its pieces sized from sizes[] in turn
+ * (the first piece first + sizes[0]...). */
 static struct rte_mbuf *
-mk_chain(const uint8_t *frame, uint32_t len)
+mk_chain_sized(const uint8_t *frame, uint32_t len, const uint16_t *sizes, unsigned int n_sizes)
 {
 	struct rte_mbuf *head = NULL, *prev = NULL;
 	uint32_t off = 0;
+	unsigned int k = 0;
 
 	while (off < len) {
 		struct rte_mbuf *s = rte_pktmbuf_alloc(pool);
-		uint16_t k = (uint16_t)RTE_MIN(len - off, 2000u);
+		uint16_t n = (uint16_t)RTE_MIN(len - off, (uint32_t)sizes[k++ % n_sizes]);
 
 		if (s == NULL) {
 			rte_pktmbuf_free(head);
 			return NULL;
 		}
-		memcpy(rte_pktmbuf_append(s, k), frame + off, k);
+		memcpy(rte_pktmbuf_append(s, n), frame + off, n);
 		if (head == NULL) {
 			head = s;
 		} else {
 			prev->next = s;
 			head->nb_segs++;
-			head->pkt_len += k;
+			head->pkt_len += n;
 		}
 		prev = s;
-		off += k;
+		off += n;
 	}
 	head->l2_len = sizeof(struct rte_ether_hdr);
 	return head;
+}
+
+/* A frame of any length as a chain of 2,000-byte mbufs (as net_pcap hands
+ * over a jumbo frame). */
+static struct rte_mbuf *
+mk_chain(const uint8_t *frame, uint32_t len)
+{
+	static const uint16_t k2000[] = {2000};
+
+	return mk_chain_sized(frame, len, k2000, 1);
 }
 
 static uint32_t
@@ -2546,38 +2557,6 @@ test_inbound_lifetime(void)
 }
 
 /* ---- GSO out of place against the copying path --------------------------- */
-
-/* A chain of mbufs holding frame, its pieces sized from sizes[] in turn
- * (the first piece first + sizes[0]...). */
-static struct rte_mbuf *
-mk_chain_sized(const uint8_t *frame, uint32_t len, const uint16_t *sizes, unsigned int n_sizes)
-{
-	struct rte_mbuf *head = NULL, *prev = NULL;
-	uint32_t off = 0;
-	unsigned int k = 0;
-
-	while (off < len) {
-		struct rte_mbuf *s = rte_pktmbuf_alloc(pool);
-		uint16_t n = (uint16_t)RTE_MIN(len - off, (uint32_t)sizes[k++ % n_sizes]);
-
-		if (s == NULL) {
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-		memcpy(rte_pktmbuf_append(s, n), frame + off, n);
-		if (head == NULL) {
-			head = s;
-		} else {
-			prev->next = s;
-			head->nb_segs++;
-			head->pkt_len += n;
-		}
-		prev = s;
-		off += n;
-	}
-	head->l2_len = sizeof(struct rte_ether_hdr);
-	return head;
-}
 
 /* Is the TCP checksum of clear frame f (IPv4 or IPv6 without extension
  * headers, TCP without options) right? Summed with the checksum in place, a
