@@ -294,11 +294,18 @@ esp_state_open(const char *path, bool create, char *err, size_t errlen)
 	if (fd >= 0) {
 		ssize_t got;
 
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)WBUF_LEN) {
+		/* not a file at all (a directory...): a wrong path, nothing changes */
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 			close(fd);
 			rc = -EINVAL;
-			snprintf(err, errlen, "state file %s: not a regular file of sane size",
-				 path);
+			snprintf(err, errlen, "state file %s: not a regular file", path);
+			goto fail;
+		}
+		if (st.st_size > (off_t)WBUF_LEN) {
+			close(fd);
+			rc = -EINVAL;
+			snprintf(err, errlen, "state file %s: larger than %zu bytes", path,
+				 (size_t)WBUF_LEN);
 			goto untrusted;
 		}
 		buf = malloc((size_t)st.st_size + 1);
