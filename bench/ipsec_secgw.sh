@@ -94,6 +94,17 @@
 #   EGW_BENCH_GEN_MEM    the same for the generator (default 256)
 #   EGW_BENCH_MAX_LOAD   load average to wait for before measuring (default 1.0)
 #   EGW_BENCH_LOAD_WAIT  the longest wait for it, seconds (default 600; 0: none)
+#   EGW_BENCH_MAX_RUNNABLE  a run during which more tasks than this were
+#                        runnable in a one-second sample (the two busy lcores
+#                        and the sampler make 3) is disturbed (default 4): it
+#                        is run again once the CPUs are idle
+#   EGW_BENCH_RETRIES    at most this many times (default 2), then kept and
+#                        marked in the report
+#   EGW_BENCH_IDLE_WAIT  the longest wait for idle CPUs before such a retry,
+#                        seconds (default 180)
+#   EGW_BENCH_PERF       1: after each measurement, profile the DUT's busy
+#                        lcore for 3 s with perf (<tag>.perf.txt; not in the
+#                        figures)
 #   EGW_BENCH_CACHE      cache directory (default build/bench-cache): the
 #                        DPDK source, ipsec-secgw and the generator
 #   EGW_BENCH_DPDK_SRC   an unpacked DPDK source of the installed version to
@@ -123,6 +134,10 @@ DP_MEM=${EGW_BENCH_DP_MEM:-512}
 GEN_MEM=${EGW_BENCH_GEN_MEM:-256}
 MAX_LOAD=${EGW_BENCH_MAX_LOAD:-1.0}
 LOAD_WAIT=${EGW_BENCH_LOAD_WAIT:-600}
+MAX_RUNNABLE=${EGW_BENCH_MAX_RUNNABLE:-4}
+RETRIES=${EGW_BENCH_RETRIES:-2}
+IDLE_WAIT=${EGW_BENCH_IDLE_WAIT:-180}
+PERF=${EGW_BENCH_PERF:-0}
 CACHE=${EGW_BENCH_CACHE:-$EGW_ROOT/build/bench-cache}
 DPDK_SRC=${EGW_BENCH_DPDK_SRC:-}
 SECGW_BIN=${EGW_BENCH_SECGW_BIN:-}
@@ -153,7 +168,7 @@ $PY -c 'import cryptography' 2>/dev/null || die "needs python3-cryptography (apt
 case $ZC in auto | yes | no) ;; *) die "EGW_BENCH_ZC must be auto, yes or no" ;; esac
 case $SECGW_MODE in cpu-crypto | lookaside | legacy) ;; *) die "EGW_BENCH_SECGW: cpu-crypto, lookaside or legacy" ;; esac
 case $SECGW_PMD in aesni_gcm | aesni_mb) ;; *) die "EGW_BENCH_SECGW_PMD: aesni_gcm or aesni_mb" ;; esac
-for v in REPS WARMUP SECS KEEP DP_CPU GEN_CPU DP_MEM GEN_MEM LOAD_WAIT; do
+for v in REPS WARMUP SECS KEEP DP_CPU GEN_CPU DP_MEM GEN_MEM LOAD_WAIT MAX_RUNNABLE RETRIES IDLE_WAIT; do
 	is_uint "${!v}" || die "EGW_BENCH_$v must be a number (is '${!v}')"
 done
 for d in $DIRS; do case $d in out | in) ;; *) die "EGW_BENCH_DIRS: out, in" ;; esac; done
@@ -348,6 +363,27 @@ start_failed() {
 	tail -8 "$2" | sed 's/^/    /' >&2
 }
 
+# perf_dut <tag> <dut>: EGW_BENCH_PERF=1: a 3-second profile of the DUT's busy
+# lcore (edgegw: its worker thread, ipsec-secgw: its main thread, which
+# forwards), after the measurement, into <tag>.perf.txt
+perf_dut() {
+	local tid
+	if [ "$2" = edgegw ]; then
+		tid=$(grep -l '^lcore-worker' /proc/"$DP_PID"/task/*/comm 2>/dev/null | head -1)
+		tid=${tid%/comm}
+		tid=${tid##*/}
+	else
+		tid=$DP_PID
+	fi
+	[ -n "$tid" ] || { egw_log "$1: no busy thread to profile"; return 0; }
+	if perf record -q -t "$tid" -o "$OUT/$1.perf.data" -- sleep 3 >/dev/null 2>&1; then
+		perf report -i "$OUT/$1.perf.data" --stdio --no-children --sort symbol 2>/dev/null |
+			grep -v -e '^#' -e '^$' | head -40 >"$OUT/$1.perf.txt" || true
+	else
+		egw_log "$1: perf record failed"
+	fi
+}
+
 # run_one <dir> <size> <dut> <round> <zc yes|no>
 run_one() {
 	local d=$1 size=$2 dut=$3 zc=$5 tag=$1-$2-$3-$4 sock ready zcopt='' geneal=() mask spi key
@@ -415,6 +451,7 @@ run_one() {
 		stop_all
 		return 1
 	fi
+	[ "$PERF" = 1 ] && perf_dut "$tag" "$dut"
 	# results out of the generator before the DUT goes away (net_memif can
 	# crash when its peer disconnects)
 	kill -USR1 "$GEN_PID"
@@ -470,6 +507,30 @@ wait_quiet() {
 	done
 }
 
+# disturbed <samples.json>: true (printing the count) if more tasks than the
+# two busy lcores and the sampler were runnable in a one-second sample
+disturbed() {
+	$PY -c 'import json, sys
+n = json.load(open(sys.argv[1]))["runnable_max"]
+print(n)
+sys.exit(0 if n > int(sys.argv[2]) else 1)' "$1" "$MAX_RUNNABLE"
+}
+
+# wait_idle: until both CPUs were less than 10% busy over 5 s (at most
+# EGW_BENCH_IDLE_WAIT seconds)
+wait_idle() {
+	local t0=$SECONDS a b
+	while [ $((SECONDS - t0)) -lt "$IDLE_WAIT" ]; do
+		a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
+		sleep 5
+		b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
+		if awk -v a="$a" -v b="$b" 'BEGIN { split(a, x); split(b, y); exit !((y[1] - x[1]) < 0.1 * (y[2] - x[2])) }'; then
+			return 0
+		fi
+	done
+	egw_log "warning: the CPUs were still busy after $IDLE_WAIT s"
+}
+
 {
 	echo "command: EGW_BENCH_SIZES=\"$SIZES\" EGW_BENCH_DIRS=\"$DIRS\" EGW_BENCH_DUTS=\"$DUTS\" EGW_BENCH_REPS=$REPS EGW_BENCH_WARMUP=$WARMUP EGW_BENCH_SECS=$SECS EGW_BENCH_SECGW=$SECGW_MODE EGW_BENCH_SECGW_PMD=$SECGW_PMD EGW_BENCH_ZC=$ZC $0 $EDGEGW"
 	echo "edgegw: $EDGEGW ($(git -C "$EGW_ROOT" describe --always --dirty 2>/dev/null || echo '?'))"
@@ -484,12 +545,21 @@ for d in $DIRS; do
 	for size in $SIZES; do
 		for ((round = 1; round <= REPS; round++)); do
 			for dut in $DUTS; do
-				egw_log "run: $d, $size B, $dut, round $round"
-				attempt "$d" "$size" "$dut" "$round"
+				for ((try = 0; ; try++)); do
+					egw_log "run: $d, $size B, $dut, round $round"
+					attempt "$d" "$size" "$dut" "$round"
+					n=$(disturbed "$OUT/$d-$size-$dut-$round.samples.json") || break
+					if [ "$try" -ge "$RETRIES" ]; then
+						egw_log "warning: $d-$size-$dut-$round: $n tasks were runnable during the measurement (more than $MAX_RUNNABLE): kept, marked disturbed"
+						break
+					fi
+					egw_log "$d-$size-$dut-$round: $n tasks were runnable during the measurement (more than $MAX_RUNNABLE: something else ran): again once the CPUs are idle"
+					wait_idle
+				done
 			done
 		done
 	done
 done
 echo "load average after: $(cat /proc/loadavg)" >>"$OUT/info.txt"
 cat "$OUT/info.txt"
-$PY "$HELPER" report "$OUT" "$SIZES" "$DIRS" "$DUTS" "$REPS" "$SECS" "$WARMUP"
+$PY "$HELPER" report "$OUT" "$SIZES" "$DIRS" "$DUTS" "$REPS" "$SECS" "$WARMUP" "$MAX_RUNNABLE"

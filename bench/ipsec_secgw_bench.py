@@ -12,7 +12,7 @@ examples/ipsec-secgw over net_memif).
       checks the frames a gateway sent (kept by the generator's sink): ESP that
       decrypts to the frames sent (outbound), or the inner frames (inbound),
       sequence numbers increasing; prints one JSON line, exit 1 on a bad frame
-  ipsec_secgw_bench.py report <outdir> <sizes> <dirs> <duts> <reps> <secs> <warmup>
+  ipsec_secgw_bench.py report <outdir> <sizes> <dirs> <duts> <reps> <secs> <warmup> <max_runnable>
       the table
 """
 import json
@@ -219,8 +219,9 @@ def cmd_verify(cap, direction, size, flows, spi, keyhex):
     return 0 if res["frames"] and res["good"] == res["frames"] else 1
 
 
-def cmd_report(out, sizes, dirs, duts, reps, secs, warmup):
+def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable):
     sizes, dirs, duts, reps = sizes.split(), dirs.split(), duts.split(), int(reps)
+    max_runnable = int(max_runnable)
     runs, bad = {}, False
     for size in sizes:
         for d in dirs:
@@ -297,9 +298,10 @@ def cmd_report(out, sizes, dirs, duts, reps, secs, warmup):
                   file=sys.stderr)
             bad = True
     noisy = ["%s-%s-%s-%d" % (d, size, dut, rnd) for (size, d, dut, rnd), r in runs.items()
-             if r["s"]["runnable_max"] > 4]
+             if r["s"]["runnable_max"] > max_runnable]
     if noisy:
-        print("warning: more than 4 tasks were runnable during %s: disturbed" % ", ".join(noisy))
+        print("warning: more than %d tasks were runnable during %s: disturbed" % (
+            max_runnable, ", ".join(noisy)))
     print("checks: in every run the DUT sent on port 1 what it received on port 0 (within 1%% "
           "in the window), and every frame the generator kept (first %s per run) %s" % (
               max((r["v"]["frames"] for r in runs.values()), default=0),
@@ -313,7 +315,7 @@ def cmd_report(out, sizes, dirs, duts, reps, secs, warmup):
 
 
 if __name__ == "__main__":
-    cmds = {"template": (cmd_template, 6), "verify": (cmd_verify, 6), "report": (cmd_report, 7)}
+    cmds = {"template": (cmd_template, 6), "verify": (cmd_verify, 6), "report": (cmd_report, 8)}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds or len(sys.argv) != cmds[sys.argv[1]][1] + 2:
         sys.exit(__doc__)
     fn, _ = cmds[sys.argv[1]]
