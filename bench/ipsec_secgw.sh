@@ -92,8 +92,9 @@
 #   EGW_BENCH_GEN_CPU    CPU of the generator's busy lcore (default 1)
 #   EGW_BENCH_DP_MEM     MiB of hugepage memory per DUT (default 512)
 #   EGW_BENCH_GEN_MEM    the same for the generator (default 256)
-#   EGW_BENCH_MAX_LOAD   load average to wait for before measuring (default 1.0)
-#   EGW_BENCH_LOAD_WAIT  the longest wait for it, seconds (default 600; 0: none)
+#   EGW_BENCH_LOAD_WAIT  before measuring, the longest wait for idle CPUs
+#                        (under 10% busy over 5 s), seconds (default 600; 0:
+#                        do not wait)
 #   EGW_BENCH_MAX_RUNNABLE  a run during which more tasks than this were
 #                        runnable in a one-second sample (the two busy lcores
 #                        and the sampler make 3) is disturbed (default 4): it
@@ -132,7 +133,6 @@ DP_CPU=${EGW_BENCH_DP_CPU:-0}
 GEN_CPU=${EGW_BENCH_GEN_CPU:-1}
 DP_MEM=${EGW_BENCH_DP_MEM:-512}
 GEN_MEM=${EGW_BENCH_GEN_MEM:-256}
-MAX_LOAD=${EGW_BENCH_MAX_LOAD:-1.0}
 LOAD_WAIT=${EGW_BENCH_LOAD_WAIT:-600}
 MAX_RUNNABLE=${EGW_BENCH_MAX_RUNNABLE:-4}
 RETRIES=${EGW_BENCH_RETRIES:-2}
@@ -488,23 +488,15 @@ attempt() {
 	die "$tag: failed $n times"
 }
 
+# wait_quiet: measurements mean something only while nothing else runs: wait
+# until both CPUs were idle (under 10% busy) over 5 s, at most
+# EGW_BENCH_LOAD_WAIT seconds (the load average lags by minutes, so it is
+# only reported)
 wait_quiet() {
-	local waited=0 load
 	[ "$LOAD_WAIT" -gt 0 ] || return 0
-	while :; do
-		load=$(cut -d' ' -f1 /proc/loadavg)
-		if awk -v l="$load" -v m="$MAX_LOAD" 'BEGIN { exit !(l < m) }'; then
-			egw_log "load average $load < $MAX_LOAD: measuring"
-			return 0
-		fi
-		if [ "$waited" -ge "$LOAD_WAIT" ]; then
-			egw_log "warning: load average still $load after $LOAD_WAIT s: measuring anyway (expect disturbed figures)"
-			return 0
-		fi
-		egw_log "load average $load >= $MAX_LOAD: waiting ($waited s of at most $LOAD_WAIT s)"
-		sleep 20
-		waited=$((waited + 20))
-	done
+	local IDLE_WAIT=$LOAD_WAIT
+	egw_log "load average $(cut -d' ' -f1-3 /proc/loadavg): waiting for idle CPUs (at most $LOAD_WAIT s)"
+	wait_idle
 }
 
 # disturbed <samples.json>: true (printing the count) if more tasks than the
