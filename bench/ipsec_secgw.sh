@@ -36,9 +36,9 @@
 #                  crypto PMD's synchronous CPU path, AES-GCM by Intel IPsec-MB
 #                  called in the worker, no enqueue/dequeue; the fastest of
 #                  the software setups here (docs/perf.md)
-#   lookaside      librte_ipsec (-l), `type lookaside-none`: the same PMD
+#   lookaside      librte_ipsec (-l), `type no-offload`: the same PMD
 #                  through cryptodev enqueue/dequeue
-#   legacy         the legacy path (no -l), `type lookaside-none`; it has no
+#   legacy         the legacy path (no -l), `type no-offload`; it has no
 #                  anti-replay check at all
 # and its crypto device (EGW_BENCH_SECGW_PMD): crypto_aesni_gcm (default) or
 # crypto_aesni_mb, both DPDK's Intel IPsec-MB PMD (drivers/crypto/ipsec_mb),
@@ -80,7 +80,10 @@
 #   EGW_BENCH_SIZES      clear frame sizes, bytes with FCS (default "64 1400")
 #   EGW_BENCH_DIRS       directions (default "out in")
 #   EGW_BENCH_DUTS       gateways in the order run in each round (default
-#                        "edgegw secgw"; the ratio is first / second)
+#                        "edgegw secgw"; the ratio is first / second; "io"
+#                        adds edgegw `set fwd io`, no ESP, frames passed
+#                        unchanged: what the generator and memif can carry,
+#                        the ceiling of the figures; not verified)
 #   EGW_BENCH_REPS       rounds (default 3)
 #   EGW_BENCH_WARMUP     seconds of traffic before measuring (default 2)
 #   EGW_BENCH_SECS       seconds measured (default 5)
@@ -103,6 +106,9 @@
 #                        marked in the report
 #   EGW_BENCH_IDLE_WAIT  the longest wait for idle CPUs before such a retry,
 #                        seconds (default 180)
+#   EGW_BENCH_C2C_NEAR   a core-to-core round trip (bench/c2c_latency.c, before
+#                        and after each run) below this many ns means the two
+#                        CPUs share a cache, "near", else "far" (default 200)
 #   EGW_BENCH_PERF       1: after each measurement, profile the DUT's busy
 #                        lcore for 3 s with perf (<tag>.perf.txt; not in the
 #                        figures)
@@ -138,6 +144,7 @@ MAX_RUNNABLE=${EGW_BENCH_MAX_RUNNABLE:-4}
 RETRIES=${EGW_BENCH_RETRIES:-2}
 IDLE_WAIT=${EGW_BENCH_IDLE_WAIT:-180}
 PERF=${EGW_BENCH_PERF:-0}
+C2C_NEAR=${EGW_BENCH_C2C_NEAR:-200}
 CACHE=${EGW_BENCH_CACHE:-$EGW_ROOT/build/bench-cache}
 DPDK_SRC=${EGW_BENCH_DPDK_SRC:-}
 SECGW_BIN=${EGW_BENCH_SECGW_BIN:-}
@@ -168,11 +175,11 @@ $PY -c 'import cryptography' 2>/dev/null || die "needs python3-cryptography (apt
 case $ZC in auto | yes | no) ;; *) die "EGW_BENCH_ZC must be auto, yes or no" ;; esac
 case $SECGW_MODE in cpu-crypto | lookaside | legacy) ;; *) die "EGW_BENCH_SECGW: cpu-crypto, lookaside or legacy" ;; esac
 case $SECGW_PMD in aesni_gcm | aesni_mb) ;; *) die "EGW_BENCH_SECGW_PMD: aesni_gcm or aesni_mb" ;; esac
-for v in REPS WARMUP SECS KEEP DP_CPU GEN_CPU DP_MEM GEN_MEM LOAD_WAIT MAX_RUNNABLE RETRIES IDLE_WAIT; do
+for v in REPS WARMUP SECS KEEP DP_CPU GEN_CPU DP_MEM GEN_MEM LOAD_WAIT MAX_RUNNABLE RETRIES IDLE_WAIT C2C_NEAR; do
 	is_uint "${!v}" || die "EGW_BENCH_$v must be a number (is '${!v}')"
 done
 for d in $DIRS; do case $d in out | in) ;; *) die "EGW_BENCH_DIRS: out, in" ;; esac; done
-for d in $DUTS; do case $d in edgegw | secgw) ;; *) die "EGW_BENCH_DUTS: edgegw, secgw" ;; esac; done
+for d in $DUTS; do case $d in edgegw | secgw | io) ;; *) die "EGW_BENCH_DUTS: edgegw, secgw, io" ;; esac; done
 for s in $SIZES; do
 	if ! is_uint "$s" || [ "$s" -lt 64 ] || [ "$s" -gt 1400 ]; then
 		die "EGW_BENCH_SIZES: 64..1400 (the ESP frame must fit an MTU of 1500)"
@@ -272,6 +279,14 @@ if [ ! -x "$GEN" ] || [ "$HERE/esp_gen.c" -nt "$GEN" ]; then
 	cc -O3 -Wall -Wextra $(pkg-config --cflags libdpdk) -o "$GEN" "$HERE/esp_gen.c" \
 		$(pkg-config --libs libdpdk) || die "cannot build $GEN"
 fi
+# core-to-core round trip before and after each run (bench/c2c_latency.c): on
+# a VM the two vCPUs move between host cores that share a cache ("near") and
+# cores that do not ("far"), and every memif figure moves with it
+C2C=$CACHE/c2c_latency
+if [ ! -x "$C2C" ] || [ "$HERE/c2c_latency.c" -nt "$C2C" ]; then
+	cc -O2 -pthread -o "$C2C" "$HERE/c2c_latency.c" || die "cannot build $C2C (cc)"
+fi
+c2c() { "$C2C" "$DP_CPU" "$GEN_CPU" 2>/dev/null || echo 0; }
 declare -A TMPL
 for d in $DIRS; do
 	for s in $SIZES; do
@@ -308,7 +323,7 @@ egw_config() {
 # secgw_config <p> <u> <file>: ipsec-secgw, the same
 secgw_config() {
 	local p=$1 u=$2 f=$3 type=cpu-crypto
-	[ "$SECGW_MODE" = cpu-crypto ] || type=lookaside-none
+	[ "$SECGW_MODE" = cpu-crypto ] || type=no-offload
 	printf '%s\n' \
 		"sp ipv4 out esp protect $((SPI_OUT)) pri 1 src 100.64.0.0/24 dst 203.0.113.0/24 sport 0:65535 dport 0:65535" \
 		"sp ipv4 in esp protect $((SPI_IN)) pri 1 src 203.0.113.0/24 dst 100.64.0.0/24 sport 0:65535 dport 0:65535" \
@@ -390,6 +405,7 @@ run_one() {
 	local dplog=$OUT/$tag.dp.log genlog=$OUT/$tag.gen.log
 	sock=egw-secgw-$$-$tag
 	rm -f "$OUT/$tag".{samples,gen,verify}.json "$OUT/$tag.cap.pcap"
+	c2c >"$OUT/$tag.c2c"
 	local vdev=(--vdev "net_memif0,role=server,id=0,socket=/run/$sock-a.sock,mac=$DP_MAC0"
 		--vdev "net_memif1,role=server,id=0,socket=/run/$sock-b.sock,mac=$DP_MAC1")
 	# outbound: clear in on port 0 (protected), ESP out of port 1; inbound
@@ -397,8 +413,12 @@ run_one() {
 	local p=0 u=1
 	[ "$d" = out ] || { p=1 u=0; }
 	case $dut in
-	edgegw)
-		egw_config "$p" "$u" "$OUT/$tag.dp.cmd"
+	edgegw | io)
+		if [ "$dut" = io ]; then
+			echo "set fwd io" >"$OUT/$tag.dp.cmd"
+		else
+			egw_config "$p" "$u" "$OUT/$tag.dp.cmd"
+		fi
 		"$EDGEGW" --lcores "0@$GEN_CPU,1@$DP_CPU" --main-lcore 0 --no-pci \
 			--file-prefix "$DP_PREFIX" --socket-mem "$DP_MEM" "${vdev[@]}" \
 			-- --cmdline-file "$OUT/$tag.dp.cmd" --stats-json "$OUT/$tag.dp.json" \
@@ -464,7 +484,12 @@ run_one() {
 	wait "$GEN_PID" 2>/dev/null || true
 	GEN_PID=
 	remove_hugefiles
+	c2c >>"$OUT/$tag.c2c"
 	echo "$zc" >"$OUT/$tag.zc"
+	if [ "$dut" = io ]; then
+		echo '{"frames": 0, "good": 0, "errors": {}, "io": true}' >"$OUT/$tag.verify.json"
+		return 0
+	fi
 	if [ "$d" = out ]; then spi=$SPI_OUT key=$KEY_OUT; else spi=$SPI_IN key=$KEY_IN; fi
 	$PY "$HELPER" verify "$OUT/$tag.cap.pcap" "$d" "$size" "$FLOWS" "$spi" "$key" \
 		>"$OUT/$tag.verify.json" || egw_err "$tag: the frames the DUT sent are not right: $(cat "$OUT/$tag.verify.json")"
@@ -479,7 +504,7 @@ attempt() {
 		case $ZC in yes) [ "$zc" = yes ] || continue ;; no) [ "$zc" = no ] || continue ;; esac
 		n=$((n + 1))
 		run_one "$@" "$zc" && return 0
-		for f in "$OUT/$tag".{dp,gen}.{log,json}; do
+		for f in "$OUT/$tag".{dp,gen}.{log,json} "$OUT/$tag.c2c"; do
 			[ -e "$f" ] && mv "$f" "${f/$tag./$tag.fail$n.}"
 		done
 		egw_log "$tag: attempt $n (zero-copy $zc) failed (logs: $OUT/$tag.fail$n.*)"
@@ -554,4 +579,4 @@ for d in $DIRS; do
 done
 echo "load average after: $(cat /proc/loadavg)" >>"$OUT/info.txt"
 cat "$OUT/info.txt"
-$PY "$HELPER" report "$OUT" "$SIZES" "$DIRS" "$DUTS" "$REPS" "$SECS" "$WARMUP" "$MAX_RUNNABLE"
+$PY "$HELPER" report "$OUT" "$SIZES" "$DIRS" "$DUTS" "$REPS" "$SECS" "$WARMUP" "$MAX_RUNNABLE" "$C2C_NEAR"

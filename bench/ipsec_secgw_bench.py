@@ -12,7 +12,7 @@ examples/ipsec-secgw over net_memif).
       checks the frames a gateway sent (kept by the generator's sink): ESP that
       decrypts to the frames sent (outbound), or the inner frames (inbound),
       sequence numbers increasing; prints one JSON line, exit 1 on a bad frame
-  ipsec_secgw_bench.py report <outdir> <sizes> <dirs> <duts> <reps> <secs> <warmup> <max_runnable>
+  ipsec_secgw_bench.py report <outdir> <sizes> <dirs> <duts> <reps> <secs> <warmup> <max_runnable> <near_ns>
       the table
 """
 import json
@@ -219,9 +219,9 @@ def cmd_verify(cap, direction, size, flows, spi, keyhex):
     return 0 if res["frames"] and res["good"] == res["frames"] else 1
 
 
-def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable):
+def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable, near):
     sizes, dirs, duts, reps = sizes.split(), dirs.split(), duts.split(), int(reps)
-    max_runnable = int(max_runnable)
+    max_runnable, near = int(max_runnable), float(near)
     runs, bad = {}, False
     for size in sizes:
         for d in dirs:
@@ -240,15 +240,30 @@ def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable):
                         zc = open("%s/%s.zc" % (out, tag)).read().strip()
                     except OSError:
                         zc = "?"
-                    runs[(size, d, dut, rnd)] = dict(s=s, v=v, g=g, zc=zc)
+                    try:
+                        c2c = [float(x) for x in open("%s/%s.c2c" % (out, tag)).read().split()]
+                    except (OSError, ValueError):
+                        c2c = []
+                    if len(c2c) != 2 or min(c2c) <= 0:
+                        place = "?"
+                    elif max(c2c) < near:
+                        place = "near"
+                    elif min(c2c) >= near:
+                        place = "far"
+                    else:
+                        place = "mixed"
+                    rates = s["rates"]
+                    if rates and max(rates) - min(rates) > 0.15 * statistics.median(rates):
+                        place = "mixed"
+                    runs[(size, d, dut, rnd)] = dict(s=s, v=v, g=g, zc=zc, c2c=c2c, place=place)
     with open(out + "/results.tsv", "w") as f:
         f.write("dir\tsize\tdut\tround\tmpps\tdut_rx_mpps\tlost_in_window\tback_out_port0\t"
-                "gen_tx\tgen_rx\tverified\tkept\trunnable_max\tzero_copy\tsamples_mpps\n")
+                "gen_tx\tgen_rx\tverified\tkept\trunnable_max\tzero_copy\tc2c_ns\tplacement\tsamples_mpps\n")
         for (size, d, dut, rnd), r in sorted(runs.items()):
             s, v, g = r["s"], r["v"], r["g"]
-            f.write("%s\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n" % (
+            f.write("%s\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n" % (
                 d, size, dut, rnd, s["mpps"], s["rx_mpps"], s["lost"], s["back0"],
-                g["tx_frames"], g["rx_frames"], v["good"], v["frames"], s["runnable_max"], r["zc"],
+                g["tx_frames"], g["rx_frames"], v["good"], v["frames"], s["runnable_max"], r["zc"], "/".join("%.0f" % x for x in r["c2c"]), r["place"],
                 " ".join("%.3f" % (x / 1e6) for x in s["rates"])))
     print()
     print("Forwarded rate (DUT port 1 TX, ethdev opackets over telemetry), %s s after %s s of "
@@ -256,10 +271,12 @@ def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable):
           "with FCS" % (secs, warmup, reps))
     print()
     hdr = "| cell | " + " | ".join("%s Mpps" % d for d in duts)
-    if len(duts) == 2:
-        hdr += " | ratio %s/%s" % (duts[0], duts[1])
+    pair = [x for x in duts if x != "io"]
+    pair = pair if len(pair) == 2 else None
+    if pair:
+        hdr += " | ratio %s/%s" % tuple(pair)
     print(hdr + " |")
-    print("|---" * (len(duts) + 1 + (len(duts) == 2)) + "|")
+    print("|---" * (len(duts) + 1 + (pair is not None)) + "|")
     for d in dirs:
         for size in sizes:
             med, cells = {}, []
@@ -270,14 +287,18 @@ def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable):
                     cells.append("-")
                     continue
                 med[dut] = statistics.median(x["s"]["mpps"] for x in rr)
-                cells.append("%.3f (%s)" % (med[dut], " ".join("%.2f" % x["s"]["mpps"]
-                                                               for x in rr)))
+                cells.append("%.3f (%s)" % (med[dut], " ".join(
+                    "%.2f%s" % (x["s"]["mpps"], {"near": "n", "far": "f"}.get(x["place"], "?"))
+                    for x in rr)))
             line = "| %s %s B | %s" % ("outbound" if d == "out" else "inbound", size,
                                         " | ".join(cells))
-            if len(duts) == 2:
-                line += " | %s" % ("%.3f" % (med[duts[0]] / med[duts[1]])
-                                   if len(med) == 2 and med[duts[1]] else "-")
+            if pair:
+                line += " | %s" % ("%.3f" % (med[pair[0]] / med[pair[1]])
+                                   if pair[0] in med and med.get(pair[1]) else "-")
             print(line + " |")
+    print("(rounds: n = the two CPUs near, sharing a cache, f = far, ? = mixed or unknown: "
+          "core-to-core round trip before and after the run below %g ns or not, or its "
+          "one-second rates spread by more than 15%%)" % near)
     print()
     # checks: what went in came out, and what came out was right
     for (size, d, dut, rnd), r in sorted(runs.items()):
@@ -292,7 +313,7 @@ def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable):
         if s["back0"]:
             print("%s: %d frames went back out of port 0" % (tag, s["back0"]), file=sys.stderr)
             bad = True
-        if v["good"] != v["frames"] or not v["frames"]:
+        if not v.get("io") and (v["good"] != v["frames"] or not v["frames"]):
             print("%s: %d of %d kept frames wrong: %s" % (tag, v["frames"] - v["good"],
                                                           v["frames"], v["errors"]),
                   file=sys.stderr)
@@ -315,7 +336,7 @@ def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable):
 
 
 if __name__ == "__main__":
-    cmds = {"template": (cmd_template, 6), "verify": (cmd_verify, 6), "report": (cmd_report, 8)}
+    cmds = {"template": (cmd_template, 6), "verify": (cmd_verify, 6), "report": (cmd_report, 9)}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds or len(sys.argv) != cmds[sys.argv[1]][1] + 2:
         sys.exit(__doc__)
     fn, _ = cmds[sys.argv[1]]
