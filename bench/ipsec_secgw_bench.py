@@ -299,6 +299,34 @@ def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable, near):
     print("(rounds: n = the two CPUs near, sharing a cache, f = far, ? = mixed or unknown: "
           "core-to-core round trip before and after the run below %g ns or not, or its "
           "one-second rates spread by more than 15%%)" % near)
+    # the same by placement: compare gateways measured in the same one
+    states = [st for st in ("near", "far") if any(r["place"] == st for r in runs.values())]
+    if states:
+        print()
+        print("By placement (runs with the two CPUs near or far throughout; mixed ones left "
+              "out): median Mpps (runs)")
+        print()
+        print("| cell | placement | " + " | ".join(duts) + (" | ratio |" if pair else " |"))
+        print("|---" * (len(duts) + 2 + (pair is not None)) + "|")
+        for d in dirs:
+            for size in sizes:
+                for st in states:
+                    m, cells = {}, []
+                    for dut in duts:
+                        v = [runs[(size, d, dut, k)]["s"]["mpps"] for k in range(1, reps + 1)
+                             if (size, d, dut, k) in runs
+                             and runs[(size, d, dut, k)]["place"] == st]
+                        if v:
+                            m[dut] = statistics.median(v)
+                        cells.append("%.3f (%d)" % (m[dut], len(v)) if v else "-")
+                    if not m:
+                        continue
+                    line = "| %s %s B | %s | %s" % ("outbound" if d == "out" else "inbound",
+                                                   size, st, " | ".join(cells))
+                    if pair:
+                        line += " | %s" % ("%.3f" % (m[pair[0]] / m[pair[1]])
+                                           if pair[0] in m and m.get(pair[1]) else "-")
+                    print(line + " |")
     print()
     # checks: what went in came out, and what came out was right
     for (size, d, dut, rnd), r in sorted(runs.items()):
