@@ -384,7 +384,7 @@ start_failed() {
 perf_dut() {
 	local tid
 	if [ "$2" = edgegw ]; then
-		tid=$(grep -l '^lcore-worker' /proc/"$DP_PID"/task/*/comm 2>/dev/null | head -1)
+		tid=$(grep -l -e '^rte-worker' -e '^lcore-worker' /proc/"$DP_PID"/task/*/comm 2>/dev/null | head -1)
 		tid=${tid%/comm}
 		tid=${tid##*/}
 	else
