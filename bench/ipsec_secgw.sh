@@ -109,6 +109,8 @@
 #   EGW_BENCH_C2C_NEAR   a core-to-core round trip (bench/c2c_latency.c, before
 #                        and after each run) below this many ns means the two
 #                        CPUs share a cache, "near", else "far" (default 200)
+#   EGW_BENCH_EGW_ARGS   more edgegw options (after --) for the edgegw DUT,
+#                        e.g. "--mbufs 8192 --burst 64" (default none)
 #   EGW_BENCH_PERF       1: after each measurement, profile the DUT's busy
 #                        lcore for 3 s with perf (<tag>.perf.txt; not in the
 #                        figures)
@@ -144,6 +146,8 @@ MAX_RUNNABLE=${EGW_BENCH_MAX_RUNNABLE:-4}
 RETRIES=${EGW_BENCH_RETRIES:-2}
 IDLE_WAIT=${EGW_BENCH_IDLE_WAIT:-180}
 PERF=${EGW_BENCH_PERF:-0}
+# shellcheck disable=SC2206 # options, split on blanks
+EGW_ARGS=(${EGW_BENCH_EGW_ARGS:-})
 C2C_NEAR=${EGW_BENCH_C2C_NEAR:-200}
 CACHE=${EGW_BENCH_CACHE:-$EGW_ROOT/build/bench-cache}
 DPDK_SRC=${EGW_BENCH_DPDK_SRC:-}
@@ -422,7 +426,7 @@ run_one() {
 		"$EDGEGW" --lcores "0@$GEN_CPU,1@$DP_CPU" --main-lcore 0 --no-pci \
 			--file-prefix "$DP_PREFIX" --socket-mem "$DP_MEM" "${vdev[@]}" \
 			-- --cmdline-file "$OUT/$tag.dp.cmd" --stats-json "$OUT/$tag.dp.json" \
-			>"$dplog" 2>&1 &
+			"${EGW_ARGS[@]}" >"$dplog" 2>&1 &
 		DP_PID=$!
 		ready="forwarding started"
 		;;
@@ -549,7 +553,7 @@ wait_idle() {
 }
 
 {
-	echo "command: EGW_BENCH_SIZES=\"$SIZES\" EGW_BENCH_DIRS=\"$DIRS\" EGW_BENCH_DUTS=\"$DUTS\" EGW_BENCH_REPS=$REPS EGW_BENCH_WARMUP=$WARMUP EGW_BENCH_SECS=$SECS EGW_BENCH_SECGW=$SECGW_MODE EGW_BENCH_SECGW_PMD=$SECGW_PMD EGW_BENCH_ZC=$ZC $0 $EDGEGW"
+	echo "command: EGW_BENCH_SIZES=\"$SIZES\" EGW_BENCH_DIRS=\"$DIRS\" EGW_BENCH_DUTS=\"$DUTS\" EGW_BENCH_REPS=$REPS EGW_BENCH_WARMUP=$WARMUP EGW_BENCH_SECS=$SECS EGW_BENCH_SECGW=$SECGW_MODE EGW_BENCH_SECGW_PMD=$SECGW_PMD EGW_BENCH_ZC=$ZC EGW_BENCH_EGW_ARGS=\"${EGW_ARGS[*]}\" $0 $EDGEGW"
 	echo "edgegw: $EDGEGW ($(git -C "$EGW_ROOT" describe --always --dirty 2>/dev/null || echo '?'))"
 	echo "ipsec-secgw: ${SECGW_BIN:--} (DPDK $VER, setup $SECGW_MODE, crypto_${SECGW_PMD}, ${secgw_args[*]})"
 	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; kernel $(uname -r)"
