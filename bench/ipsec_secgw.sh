@@ -203,7 +203,9 @@ egw_hugepages $(((DP_MEM + GEN_MEM) / 2 + 32)) || die "hugepages"
 # suites), if there is no deb-src entry at all
 add_deb_src() {
 	local f=/etc/apt/sources.list.d/edgegw-bench-src.sources
-	if grep -Rqs -E '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	# only the files apt reads (sources.list.d also holds *.disabled ones)
+	if cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		grep -q -E '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)'; then
 		return 0
 	fi
 	egw_log "secgw: no deb-src entry in the APT sources: adding $f (the deb entries' mirror and suites)"
@@ -214,6 +216,8 @@ add_deb_src() {
 			awk 'BEGIN { RS = ""; ORS = "\n\n" } /(^|\n)Types:[^\n]*deb/ && $0 !~ /deb-src/ {
 				sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$s"
 		done
+		# one-line entries: URI, suite, components (options in [...] are
+		# dropped: the Debian archive's key is apt's default)
 		[ -f /etc/apt/sources.list ] && awk '$1 == "deb" {
 			$1 = ""; sub(/^ /, ""); o = ""
 			if ($1 ~ /^\[/) { o = $1; $1 = ""; sub(/^ /, "") }
