@@ -34,12 +34,12 @@
 # fail); it now asks only for what the port has. Its setup (EGW_BENCH_SECGW):
 #   cpu-crypto     (default) librte_ipsec (-l) with `type cpu-crypto` SAs: the
 #                  crypto PMD's synchronous CPU path, AES-GCM by Intel IPsec-MB
-#                  called in the worker, no enqueue/dequeue; the fastest of
-#                  the software setups here (docs/perf.md)
+#                  called in the worker, no enqueue/dequeue; as fast as
+#                  lookaside here, within 3% (docs/perf.md)
 #   lookaside      librte_ipsec (-l), `type no-offload`: the same PMD
 #                  through cryptodev enqueue/dequeue
 #   legacy         the legacy path (no -l), `type no-offload`; it has no
-#                  anti-replay check at all
+#                  anti-replay check at all (faster inbound at 64 B for it)
 # and its crypto device (EGW_BENCH_SECGW_PMD): crypto_aesni_gcm (default) or
 # crypto_aesni_mb, both DPDK's Intel IPsec-MB PMD (drivers/crypto/ipsec_mb),
 # the library edgegw calls directly.
