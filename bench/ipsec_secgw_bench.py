@@ -16,7 +16,6 @@ examples/ipsec-secgw over net_memif).
       the table
 """
 import json
-import os
 import statistics
 import struct
 import sys
