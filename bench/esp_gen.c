@@ -64,7 +64,8 @@ static uint32_t *keep_len;
 static uint32_t keep_max, keep_n;
 #define KEEP_SNAP 2048
 
-static void on_signal(int sig)
+static void
+on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		sending = 0;
@@ -72,7 +73,8 @@ static void on_signal(int sig)
 		running = 0;
 }
 
-static void read_template(const char *path)
+static void
+read_template(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	char magic[4];
@@ -109,7 +111,8 @@ static void read_template(const char *path)
 	fclose(f);
 }
 
-static inline void patch_esp(uint8_t *p, const struct tmpl *t, uint32_t seq)
+static inline void
+patch_esp(uint8_t *p, const struct tmpl *t, uint32_t seq)
 {
 	uint64_t a, b, x[2];
 	const uint8_t *t0 = tables[0][seq >> 24], *t1 = tables[1][(seq >> 16) & 0xff],
@@ -139,7 +142,8 @@ static inline void patch_esp(uint8_t *p, const struct tmpl *t, uint32_t seq)
 
 static struct rte_mempool *pool;
 
-static int worker(void *arg)
+static int
+worker(void *arg)
 {
 	struct rte_mbuf *tx[BURST], *rx[BURST];
 	uint16_t pending = 0, sent_off = 0;
@@ -210,7 +214,8 @@ static int worker(void *arg)
 	return 0;
 }
 
-static void write_capture(const char *path)
+static void
+write_capture(const char *path)
 {
 	FILE *f = fopen(path, "wb");
 	uint32_t gh[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1};
@@ -230,7 +235,8 @@ static void write_capture(const char *path)
 	fclose(f);
 }
 
-static void port_setup(uint16_t port)
+static void
+port_setup(uint16_t port)
 {
 	struct rte_eth_conf conf;
 	int ret;
@@ -250,7 +256,8 @@ static void port_setup(uint16_t port)
 		rte_exit(EXIT_FAILURE, "port %u: start: %s\n", port, strerror(-ret));
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	struct rte_eth_stats st0, st1;
 	unsigned int lcore;
@@ -287,8 +294,8 @@ int main(int argc, char **argv)
 	if (lcore >= RTE_MAX_LCORE)
 		rte_exit(EXIT_FAILURE, "needs a worker lcore (-l main,worker)\n");
 	rte_eal_remote_launch(worker, NULL, lcore);
-	printf("esp_gen: %u template frames (%s), sending on port 0, worker lcore %u\n",
-	       n_frames, has_tables ? "ESP, fresh sequence numbers" : "as is", lcore);
+	printf("esp_gen: %u template frames (%s), sending on port 0, worker lcore %u\n", n_frames,
+	       has_tables ? "ESP, fresh sequence numbers" : "as is", lcore);
 	printf("Forwarding started\n");
 	fflush(stdout);
 	while (running && sending)
@@ -302,9 +309,9 @@ int main(int argc, char **argv)
 		fprintf(f,
 			"{\"tx_frames\": %" PRIu64 ", \"rx_frames\": %" PRIu64
 			", \"rx_bytes\": %" PRIu64 ", \"tx_retries\": %" PRIu64
-			", \"kept\": %u, \"port0\": {\"opackets\": %" PRIu64 ", \"oerrors\": %" PRIu64
-			"}, \"port1\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
-			", \"ierrors\": %" PRIu64 "}}\n",
+			", \"kept\": %u, \"port0\": {\"opackets\": %" PRIu64
+			", \"oerrors\": %" PRIu64 "}, \"port1\": {\"ipackets\": %" PRIu64
+			", \"imissed\": %" PRIu64 ", \"ierrors\": %" PRIu64 "}}\n",
 			tx_frames, rx_frames, rx_bytes, tx_retries, keep_n, st0.opackets,
 			st0.oerrors, st1.ipackets, st1.imissed, st1.ierrors);
 		fclose(f);

@@ -39,7 +39,8 @@ for f in "${files[@]}"; do
         echo "FAIL: $f has no final newline"; fail=1
     fi
     case "$f" in
-    *.md) ;;
+    # a unified diff's context line of an empty line is one space
+    *.md|*.patch) ;;
     *) if grep -nE '[[:space:]]+$' "$f" >/dev/null; then
            echo "FAIL: $f has trailing whitespace:"; grep -nE '[[:space:]]+$' "$f" | head -3; fail=1
        fi ;;
