@@ -312,7 +312,8 @@ done
 # <u> unprotected (uplink). The neighbour on each port is the generator's
 # port across the link.
 gen_mac() { if [ "$1" = 0 ]; then echo "$GEN_MAC0"; else echo "$GEN_MAC1"; fi; }
-# egw_config <p> <u> <file>: edgegw, routed gateway
+# egw_config <p> <u> <file>: edgegw, routed gateway; the sequence-number
+# state file is made by the first run ('create') and kept by the later ones
 egw_config() {
 	local p=$1 u=$2 f=$3
 	printf '%s\n' "set fwd gateway" "port role $p lan" "port role $u uplink" \
@@ -321,7 +322,7 @@ egw_config() {
 		"ip neigh add 192.0.2.2 $(gen_mac "$u") port $u" \
 		"ip route add 198.51.100.0/24 via 192.0.2.2 port $u" \
 		"ip route add 203.0.113.0/24 via 192.0.2.2 port $u" \
-		"esp state-file $OUT/esp-$$.state" \
+		"esp state-file $OUT/esp-$$.state$([ -e "$OUT/esp-$$.state" ] || echo ' create')" \
 		"esp sa add $SPI_OUT out aead aes-128-gcm key $KEY_OUT mode tunnel src 192.0.2.1 dst 198.51.100.1" \
 		"esp sa add $SPI_IN in aead aes-128-gcm key $KEY_IN mode tunnel src 198.51.100.1 dst 192.0.2.1" \
 		"esp policy add out src 100.64.0.0/24 dst 203.0.113.0/24 protect $SPI_OUT" \

@@ -17,6 +17,7 @@
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_malloc.h>
+#include <rte_per_lcore.h>
 
 #include "esp_private.h"
 #include "esp_state.h"
@@ -284,13 +285,33 @@ local_key_of(struct local_key *k, uint8_t family, const uint8_t *a)
 	memcpy(k->a, a, family == AF_INET ? 4 : 16);
 }
 
+/*
+ * The answer for the last address a worker asked about, valid while the
+ * table's generation is the same: a burst of one tunnel (or of one transit
+ * flow) pays one hash lookup, not one a packet. Bumped on every change.
+ */
+static uint64_t local_gen = 1;
+
+struct local_cache {
+	uint64_t gen;
+	struct local_key k;
+	bool hit;
+};
+static RTE_DEFINE_PER_LCORE(struct local_cache, local_last);
+
 bool
 esp_local_addr(uint8_t family, const uint8_t *a)
 {
-	struct local_key k;
+	struct local_cache *c = &RTE_PER_LCORE(local_last);
+	uint64_t gen = __atomic_load_n(&local_gen, __ATOMIC_ACQUIRE);
+	unsigned int len = family == AF_INET ? 4 : 16;
 
-	local_key_of(&k, family, a);
-	return rte_hash_lookup(local_tab, &k) >= 0;
+	if (c->gen == gen && c->k.family == family && memcmp(c->k.a, a, len) == 0)
+		return c->hit;
+	local_key_of(&c->k, family, a);
+	c->hit = rte_hash_lookup(local_tab, &c->k) >= 0;
+	c->gen = gen;
+	return c->hit;
 }
 
 static void icmp_src_update(uint8_t family);
@@ -312,6 +333,8 @@ local_ref(uint8_t family, const uint8_t *a, int delta)
 		 * control-path data only */
 		if (rte_hash_add_key_data(local_tab, &k, (void *)(refs + 1)) < 0)
 			return -ENOSPC;
+		/* the workers' cached answers are stale from here on */
+		__atomic_fetch_add(&local_gen, 1, __ATOMIC_RELEASE);
 		icmp_src_update(family);
 		return 0;
 	}
@@ -322,6 +345,7 @@ local_ref(uint8_t family, const uint8_t *a, int delta)
 	pos = rte_hash_del_key(local_tab, &k);
 	if (pos < 0)
 		return -ENOENT;
+	__atomic_fetch_add(&local_gen, 1, __ATOMIC_RELEASE);
 	/* no worker reads the key slot past this */
 	grace_period();
 	rte_hash_free_key_with_position(local_tab, pos);
