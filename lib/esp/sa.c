@@ -546,9 +546,9 @@ next_limit(const struct egw_esp_sa *sa, uint64_t from)
 	return from >= max - sa->seq_block ? max : from + sa->seq_block;
 }
 
-/* The live SA (other than skip) whose key fingerprint is fp, or NULL. */
+/* The live SA whose key fingerprint is fp, or NULL. */
 static struct egw_esp_sa *
-sa_with_key(const uint8_t fp[16], const struct egw_esp_sa *skip)
+sa_with_key(const uint8_t fp[16])
 {
 	const void *key;
 	void *data;
@@ -560,7 +560,7 @@ sa_with_key(const uint8_t fp[16], const struct egw_esp_sa *skip)
 		while (rte_hash_iterate(sa_tab[d], &key, &data, &it) >= 0) {
 			struct egw_esp_sa *o = data;
 
-			if (o != skip && memcmp(o->key_fp, fp, sizeof(o->key_fp)) == 0)
+			if (memcmp(o->key_fp, fp, sizeof(o->key_fp)) == 0)
 				return o;
 		}
 	}
@@ -648,7 +648,7 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 	 * would number its packets from 1 under the same nonces */
 	key_fingerprint(&c, sa->key_fp);
 	{
-		const struct egw_esp_sa *o = sa_with_key(sa->key_fp, NULL);
+		const struct egw_esp_sa *o = sa_with_key(sa->key_fp);
 
 		if (o != NULL) {
 			snprintf(err, errlen,
@@ -712,8 +712,6 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 	sa->conf = c;
 	esp_sa_outer_template(sa);
 
-	/* publishes the SA: rte_hash's lock-free insert is a release store that
-	 * pairs with the acquire in the readers' bucket loads */
 	/* the tunnel's outer destination is ours: ESP to it is processed */
 	if (c.dir == EGW_ESP_DIR_IN && c.mode == EGW_ESP_MODE_TUNNEL &&
 	    local_ref(c.tun_dst.family, c.tun_dst.a, 1) < 0) {
@@ -721,6 +719,8 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 		rc = -ENOSPC;
 		goto fail;
 	}
+	/* publishes the SA: rte_hash's lock-free insert is a release store that
+	 * pairs with the acquire in the readers' bucket loads */
 	rc = rte_hash_add_key_data(sa_tab[c.dir], &c.spi, sa);
 	if (rc < 0) {
 		if (c.dir == EGW_ESP_DIR_IN && c.mode == EGW_ESP_MODE_TUNNEL)
@@ -1000,7 +1000,7 @@ static bool
 key_live(const uint8_t fp[16], void *arg)
 {
 	RTE_SET_USED(arg);
-	return sa_with_key(fp, NULL) != NULL;
+	return sa_with_key(fp) != NULL;
 }
 
 int

@@ -700,8 +700,9 @@ int
 esp_spd_replace_sa(enum egw_esp_dir dir, struct egw_esp_sa *old, struct egw_esp_sa *nsa, char *err,
 		   size_t errlen)
 {
+	struct egw_esp_sa *gone[EGW_ESP_MAX_POLICY]; /* predecessors that leave */
 	const struct spd_snap *cur;
-	uint32_t i, n, moved = 0, prev_dropped = 0;
+	uint32_t i, n, moved = 0, ng = 0;
 	int rc;
 
 	cur = spd_up ? spd[dir].snap : NULL;
@@ -712,11 +713,11 @@ esp_spd_replace_sa(enum egw_esp_dir dir, struct egw_esp_sa *old, struct egw_esp_
 		*r = cur->rule[i];
 		if (r->sa != old)
 			continue;
+		/* inbound: old stays accepted as the predecessor; the one before
+		 * it (a rekey before the last delete) goes */
 		if (dir == EGW_ESP_DIR_IN) {
-			/* the SA before old goes: only old and the new one are
-			 * accepted (old until it is deleted) */
 			if (r->sa_prev != NULL)
-				prev_dropped++;
+				gone[ng++] = r->sa_prev;
 			r->sa_prev = old;
 		}
 		r->sa = nsa;
@@ -728,26 +729,16 @@ esp_spd_replace_sa(enum egw_esp_dir dir, struct egw_esp_sa *old, struct egw_esp_
 			old->spi);
 		return -ENOENT;
 	}
-	/* predecessors being dropped: find them before the old snapshot goes */
-	{
-		struct egw_esp_sa *gone[EGW_ESP_MAX_POLICY];
-		uint32_t ng = 0;
-
-		for (i = 0; i < n && dir == EGW_ESP_DIR_IN; i++)
-			if (cur->rule[i].sa == old && cur->rule[i].sa_prev != NULL)
-				gone[ng++] = cur->rule[i].sa_prev;
-		rc = spd_rebuild(dir, n, err, errlen);
-		if (rc != 0)
-			return rc;
-		/* after the grace period: readers see the new SA */
-		nsa->policy_refs += moved;
-		if (dir == EGW_ESP_DIR_OUT)
-			old->policy_refs -= moved;
-		/* inbound: old stays referenced as predecessor */
-		for (i = 0; i < ng; i++)
-			gone[i]->policy_refs--;
-		RTE_SET_USED(prev_dropped);
-	}
+	rc = spd_rebuild(dir, n, err, errlen);
+	if (rc != 0)
+		return rc;
+	/* after the grace period: readers see the new SA; inbound, old keeps
+	 * its references as the predecessor */
+	nsa->policy_refs += moved;
+	if (dir == EGW_ESP_DIR_OUT)
+		old->policy_refs -= moved;
+	for (i = 0; i < ng; i++)
+		gone[i]->policy_refs--;
 	return (int)moved;
 }
 
