@@ -24,7 +24,14 @@ tunnel-mode SA with MTU 1280 protecting the pool toward 203.0.113.0/24:
     subscriber unchanged inside its session, not decrypted or dropped
     (only ESP to edgegw's own tunnel address is edgegw's); bypass rules
     let the subscriber's other traffic through (with policies in a
-    direction, what no rule matches is discarded).
+    direction, what no rule matches is discarded);
+  - a make-before-break rekey under traffic: while alice sends a packet
+    every millisecond, new SAs are added and 'esp sa replace in', 'esp sa
+    replace out' and 'esp sa del' of the old outbound SA are typed at the
+    command line: every packet leaves as ESP (old SPI, then new, never
+    back), none in clear and none lost; inbound, packets of the old and the
+    new SA both reach alice until the old one is deleted, then the old
+    one's are dropped.
 At exit the JSON counters hold the exact numbers and the accounting identity.
 
 usage: test_pppoe_esp.py EDGEGW
@@ -48,6 +55,8 @@ SPI, SPI_IN = 0x1000, 0x2000
 TUN_SRC, TUN_DST = "192.0.2.1", "198.51.100.1"
 SA_MTU = 1280
 KEY_OUT, KEY_IN = "11" * 20, "22" * 20  # AES-128 key + 4-byte salt, test only
+SPI2, SPI_IN2 = 0x1001, 0x2001           # the SAs of the rekey
+KEY_OUT2, KEY_IN2 = "33" * 20, "44" * 20
 CLIENT_MRU = 1400
 
 
@@ -94,6 +103,7 @@ def main():
                 flows(c, cl, upl, IP, IPv6, UDP, ICMP, Raw, ICMPv6PacketTooBig)
                 through_tunnel(c, cl, upl)
                 subscriber_vpn(c, cl, upl)
+                rekey(c, e, cl, upl)
     finally:
         for p in (acc, upl):
             if p is not None:
@@ -233,6 +243,75 @@ def subscriber_vpn(c, cl, upl):
          sorted(bytes(p.payload) for p in (esp_down, natt_down)),
          "subscriber VPN: ESP and NAT-T from its server with SPI 0x%x (edgegw's inbound SA's) "
          "reach it unchanged in its session" % SPI_IN)
+
+
+def rekey(c, e, cl, upl):
+    """Make-before-break rekey under traffic (esp sa replace)."""
+    import threading
+    import time
+    from scapy.all import IP, UDP, Raw, Ether
+    from scapy.layers.ipsec import ESP, SecurityAssociation
+    out = e.run("esp sa add 0x%x out aead aes-128-gcm key %s mode tunnel src %s dst %s mtu %d" %
+                (SPI2, KEY_OUT2, TUN_SRC, TUN_DST, SA_MTU))
+    out += e.run("esp sa add 0x%x in aead aes-128-gcm key %s mode tunnel src %s dst %s" %
+                 (SPI_IN2, KEY_IN2, TUN_DST, TUN_SRC))
+    c.check("error" not in out, "rekey: new SAs 0x%x and 0x%x added" % (SPI2, SPI_IN2), out)
+    n_pkts = 400
+    mark = upl.mark()
+
+    def send():
+        for i in range(n_pkts):
+            cl.port.send(cl.ip_frame(IP(src=cl.ip4, dst=REMOTE4, id=i) /
+                                     UDP(sport=3000, dport=3000) / Raw(b"rekey %04d" % i)))
+            time.sleep(0.001)
+    t = threading.Thread(target=send)
+    t.start()
+    time.sleep(0.1)
+    out = e.run("esp sa replace in 0x%x 0x%x" % (SPI_IN, SPI_IN2))
+    time.sleep(0.05)
+    out += e.run("esp sa replace out 0x%x 0x%x" % (SPI, SPI2))
+    time.sleep(0.05)
+    out += e.run("esp sa del 0x%x out" % SPI)
+    t.join()
+    c.check("error" not in out, "rekey: replace in, replace out, delete the old outbound SA",
+            out)
+    esp = upl.wait(mark, lambda f: is_esp4(f) and IP(pt_ip(f)).src == TUN_SRC, n_pkts, 5)
+    spis = [struct.unpack("!I", bytes(IP(pt_ip(f)).payload)[:4])[0] for f in esp]
+    switch = spis.index(SPI2) if SPI2 in spis else len(spis)
+    c.eq(len(esp), n_pkts, "rekey: every packet sent during the rekey leaves as ESP")
+    c.check(0 < switch < len(spis) and set(spis[:switch]) == {SPI} and
+            set(spis[switch:]) == {SPI2},
+            "rekey: SPI 0x%x, then 0x%x, never back" % (SPI, SPI2),
+            "%d with the old SPI, %d after" % (switch, len(spis) - switch))
+    clear = [f for f in upl.since(mark) if pt_ip(f) is not None and b"rekey " in f.raw]
+    c.eq(len(clear), 0, "rekey: no packet in clear on the uplink")
+    # inbound: both SAs accepted until the old one goes
+    old = SecurityAssociation(ESP, spi=SPI_IN, crypt_algo="AES-GCM",
+                              crypt_key=bytes.fromhex(KEY_IN), crypt_icv_size=16,
+                              tunnel_header=IP(src=TUN_DST, dst=TUN_SRC))
+    new = SecurityAssociation(ESP, spi=SPI_IN2, crypt_algo="AES-GCM",
+                              crypt_key=bytes.fromhex(KEY_IN2), crypt_icv_size=16,
+                              tunnel_header=IP(src=TUN_DST, dst=TUN_SRC))
+
+    def down(sa, i, seq):
+        p = IP(src=REMOTE4, dst=cl.ip4, id=100 + i) / UDP(sport=9, dport=9) / Raw(b"down %d" % i)
+        upl.send(bytes(Ether(dst=pt.MAC_U, src=pt.PEER_MAC) / sa.encrypt(p, seq_num=seq)))
+        return bytes(p)
+    n4 = len(cl.data4)
+    # the old SA's numbers continue above those through_tunnel used
+    want = [down(old, 1, 100), down(new, 2, 1)]
+    cl.wait(lambda: len(cl.data4) >= n4 + 2, 3)
+    c.eq(sorted(bytes(d) for d in cl.data4[n4:]), sorted(want),
+         "rekey: inbound, packets of the old and the new SA both reach alice")
+    out = e.run("esp sa del 0x%x in" % SPI_IN)
+    c.check("error" not in out, "rekey: the old inbound SA deletes (policies drop it)", out)
+    n4 = len(cl.data4)
+    want = [down(new, 3, 2)]
+    down(old, 4, 101)
+    cl.wait(lambda: len(cl.data4) >= n4 + 1, 3)
+    time.sleep(0.2)
+    c.eq([bytes(d) for d in cl.data4[n4:]], want,
+         "rekey: after the delete only the new SA's packets reach alice")
 
 
 def is_esp4(f):
