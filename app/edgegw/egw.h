@@ -329,6 +329,8 @@ void egw_esp_stage_local_addr(const struct egw_ip_addr *a, bool add);
 /** Context of a worker (NULL without ESP); read under ctrl_lock. */
 const struct egw_esp_ctx *egw_esp_stage_ctx(uint16_t worker);
 void egw_esp_stage_show_config(FILE *f);
+/** A direction's policy default as the command language spells it. */
+const char *egw_esp_stage_default_name(enum egw_esp_dir dir);
 void egw_esp_stage_json(FILE *f);
 /**
  * Send frames made in reply to packets received on b->port (PPPoE's ICMP

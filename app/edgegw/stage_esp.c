@@ -405,6 +405,16 @@ egw_esp_stage_fini(void)
 
 /* ---- show config, --stats-json ------------------------------------------- */
 
+const char *
+egw_esp_stage_default_name(enum egw_esp_dir dir)
+{
+	switch (egw_esp_policy_default_get(dir)) {
+	case EGW_ESP_DEFAULT_BYPASS: return "bypass";
+	case EGW_ESP_DEFAULT_DISCARD: return "discard";
+	default: return "auto";
+	}
+}
+
 const struct egw_esp_ctx *
 egw_esp_stage_ctx(uint16_t worker)
 {
@@ -429,6 +439,9 @@ egw_esp_stage_show_config(FILE *f)
 			egw_esp_sa_count(EGW_ESP_DIR_OUT), egw_esp_sa_count(EGW_ESP_DIR_IN),
 			policy_count(EGW_ESP_DIR_OUT), policy_count(EGW_ESP_DIR_IN),
 			path != NULL ? path : "(none: outbound SAs refused)");
+		fprintf(f, "  esp: policy default out %s, in %s\n",
+			egw_esp_stage_default_name(EGW_ESP_DIR_OUT),
+			egw_esp_stage_default_name(EGW_ESP_DIR_IN));
 		if (egw_esp_stage_ctx(0) != NULL)
 			fprintf(f, "  esp: contexts %u (one per worker), IPsec-MB code path %s\n",
 				egw.nb_workers, egw_esp_ctx_arch(egw_esp_stage_ctx(0)));
@@ -496,6 +509,9 @@ egw_esp_stage_json(FILE *f)
 		egw_json_str(f, path);
 	else
 		fprintf(f, "null");
+	fprintf(f, ", \"policy_default_out\": \"%s\", \"policy_default_in\": \"%s\"",
+		egw_esp_stage_default_name(EGW_ESP_DIR_OUT),
+		egw_esp_stage_default_name(EGW_ESP_DIR_IN));
 	fprintf(f,
 		", \"sa_out\": %u, \"sa_in\": %u, \"policy_out\": %u, \"policy_in\": %u,\n    "
 		"\"totals\": {\"out_packets\": %" PRIu64 ", \"out_bytes\": %" PRIu64

@@ -132,6 +132,10 @@ tel_esp(const char *cmd __rte_unused, const char *params __rte_unused, struct rt
 	egw_esp_stats(&st);
 	path = egw_esp_state_path();
 	rte_tel_data_add_dict_string(d, "state_file", path != NULL ? path : "");
+	rte_tel_data_add_dict_string(d, "policy_default_out",
+				     egw_esp_stage_default_name(EGW_ESP_DIR_OUT));
+	rte_tel_data_add_dict_string(d, "policy_default_in",
+				     egw_esp_stage_default_name(EGW_ESP_DIR_IN));
 	rte_tel_data_add_dict_u64(d, "sa_out", egw_esp_sa_count(EGW_ESP_DIR_OUT));
 	rte_tel_data_add_dict_u64(d, "sa_in", egw_esp_sa_count(EGW_ESP_DIR_IN));
 	egw_esp_policy_walk(EGW_ESP_DIR_OUT, count_policy, &pol_out);

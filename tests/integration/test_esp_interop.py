@@ -441,6 +441,9 @@ def matrix_run(c, binary, selfcheck):
         egwtest.write_pcap(upcap, uplink_out)
     if s is not None:
         egwtest.check_identity(c, s)
+        j = s.get("esp") or {}
+        c.eq((j.get("policy_default_out"), j.get("policy_default_in")), ("bypass", "bypass"),
+             "--stats-json: the policy defaults as set")
         p0, p1 = egwtest.port_by_id(s, 0), egwtest.port_by_id(s, 1)
         n_out = sum(cs.n for cs in cases)
         c.eq(p0["rx"], len(access_in), "port 0 rx")
