@@ -125,6 +125,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../scripts/setup-common.sh
 . "$HERE/../scripts/setup-common.sh"
+# shellcheck source=bench-common.sh
+. "$HERE/bench-common.sh"
 
 EDGEGW=${1:-$EGW_ROOT/build/app/edgegw/edgegw}
 SIZES=${EGW_BENCH_SIZES:-64 1400}
@@ -167,8 +169,6 @@ KEY_IN=62656e63682d6f6e6c792d6b65792d6973616c74
 SPI_OUT=0x1000
 SPI_IN=0x2000
 
-die() { egw_err "$*"; exit 1; }
-is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
 colons() { sed 's/../&:/g; s/:$//' <<<"$1"; }
 
 [ -x "$EDGEGW" ] || die "no edgegw binary at $EDGEGW (build first, or give its path as \$1)"
@@ -350,38 +350,9 @@ DP_PREFIX=egw-secgw-dp-$$
 GEN_PREFIX=egw-secgw-gen-$$
 DP_PID=
 GEN_PID=
-stop_all() {
-	if [ -n "$GEN_PID" ]; then kill -TERM "$GEN_PID" 2>/dev/null || true; fi
-	if [ -n "$DP_PID" ]; then kill -TERM "$DP_PID" 2>/dev/null || true; fi
-	[ -n "$GEN_PID" ] && { wait "$GEN_PID" 2>/dev/null || true; }
-	[ -n "$DP_PID" ] && { wait "$DP_PID" 2>/dev/null || true; }
-	GEN_PID=
-	DP_PID=
-}
-remove_hugefiles() {
-	local mnt
-	while read -r mnt; do
-		rm -f "$mnt/$DP_PREFIX"map_* "$mnt/$GEN_PREFIX"map_*
-	done < <(awk '$3 == "hugetlbfs" { print $2 }' /proc/mounts)
-}
-cleanup() {
-	stop_all
-	rm -rf "/var/run/dpdk/$DP_PREFIX" "/var/run/dpdk/$GEN_PREFIX"
-	remove_hugefiles
-}
-trap cleanup EXIT
+trap remove_runtime EXIT
 trap 'exit 130' INT TERM
 
-# wait_for <file> <regex> <seconds> <pid>
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$4" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 start_failed() {
 	egw_err "$1 did not come up; the end of its log ($2):"
 	tail -8 "$2" | sed 's/^/    /' >&2
@@ -533,29 +504,7 @@ wait_quiet() {
 	wait_idle
 }
 
-# disturbed <samples.json>: true (printing the count) if more tasks than the
-# two busy lcores and the sampler were runnable in a one-second sample
-disturbed() {
-	$PY -c 'import json, sys
-n = json.load(open(sys.argv[1]))["runnable_max"]
-print(n)
-sys.exit(0 if n > int(sys.argv[2]) else 1)' "$1" "$MAX_RUNNABLE"
-}
 
-# wait_idle: until both CPUs were less than 10% busy over 5 s (at most
-# EGW_BENCH_IDLE_WAIT seconds)
-wait_idle() {
-	local t0=$SECONDS a b
-	while [ $((SECONDS - t0)) -lt "$IDLE_WAIT" ]; do
-		a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
-		sleep 5
-		b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
-		if awk -v a="$a" -v b="$b" 'BEGIN { split(a, x); split(b, y); exit !((y[1] - x[1]) < 0.1 * (y[2] - x[2])) }'; then
-			return 0
-		fi
-	done
-	egw_log "warning: the CPUs were still busy after $IDLE_WAIT s"
-}
 
 {
 	echo "command: EGW_BENCH_SIZES=\"$SIZES\" EGW_BENCH_DIRS=\"$DIRS\" EGW_BENCH_DUTS=\"$DUTS\" EGW_BENCH_REPS=$REPS EGW_BENCH_WARMUP=$WARMUP EGW_BENCH_SECS=$SECS EGW_BENCH_SECGW=$SECGW_MODE EGW_BENCH_SECGW_PMD=$SECGW_PMD EGW_BENCH_ZC=$ZC EGW_BENCH_EGW_ARGS=\"${EGW_ARGS[*]}\" $0 $EDGEGW"

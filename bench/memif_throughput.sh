@@ -122,6 +122,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../scripts/setup-common.sh
 . "$HERE/../scripts/setup-common.sh"
+# shellcheck source=bench-common.sh
+. "$HERE/bench-common.sh"
 
 EDGEGW=${1:-$EGW_ROOT/build/app/edgegw/edgegw}
 SIZES=${EGW_BENCH_SIZES:-64}
@@ -157,8 +159,6 @@ GEN_MAC1=02:00:00:00:9e:01  # generator port 1: the gateway's static neighbour
 GEN_IP=192.0.2.2            # source address, on the DUT's port 0 network
 NEXT_HOP=198.51.100.2       # the routes' gateway, on the DUT's port 1 network
 
-die() { egw_err "$*"; exit 1; }
-is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
 
 [ -x "$EDGEGW" ] || die "no edgegw binary at $EDGEGW (build first, or give its path as \$1)"
 [ "$(id -u)" -eq 0 ] || die "run as root (hugepages, DPDK)"
@@ -302,42 +302,9 @@ DP_PREFIX=edgegw-bench-dp-$$
 GEN_PREFIX=edgegw-bench-gen-$$
 DP_PID=
 GEN_PID=
-# stop_all: end the processes of a failed or interrupted run (ours, by PID)
-stop_all() {
-	{ exec 7>&-; } 2>/dev/null || true
-	if [ -n "$GEN_PID" ]; then kill -TERM "$GEN_PID" 2>/dev/null || true; fi
-	if [ -n "$DP_PID" ]; then kill -TERM "$DP_PID" 2>/dev/null || true; fi
-	[ -n "$GEN_PID" ] && { wait "$GEN_PID" 2>/dev/null || true; }
-	[ -n "$DP_PID" ] && { wait "$DP_PID" 2>/dev/null || true; }
-	GEN_PID=
-	DP_PID=
-}
-# remove_hugefiles: the hugepage files our processes leave (their prefixes
-# carry our PID), so that the next run has the pages
-remove_hugefiles() {
-	local mnt
-	while read -r mnt; do
-		rm -f "$mnt/$DP_PREFIX"map_* "$mnt/$GEN_PREFIX"map_*
-	done < <(awk '$3 == "hugetlbfs" { print $2 }' /proc/mounts)
-}
-remove_runtime() {
-	stop_all
-	rm -rf "/var/run/dpdk/$DP_PREFIX" "/var/run/dpdk/$GEN_PREFIX"
-	remove_hugefiles
-}
 trap remove_runtime EXIT
 trap 'exit 130' INT TERM
 
-# wait_for <file> <regex> <seconds> <pid>
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$4" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 
 # start_failed <what> <log>: why a process did not come up
 start_failed() {
@@ -509,30 +476,7 @@ attempt() {
 	die "$tag: failed 3 times"
 }
 
-# disturbed <samples.json>: true (printing the count) if more tasks than the
-# two busy lcores and the sampler were runnable in a sample
-disturbed() {
-	$PY -c 'import json, sys
-n = json.load(open(sys.argv[1]))["runnable_max"]
-print(n)
-sys.exit(0 if n > int(sys.argv[2]) else 1)' "$1" "$MAX_RUNNABLE"
-}
 
-# wait_idle: until both CPUs were less than 10% busy over 5 s (at most
-# EGW_BENCH_IDLE_WAIT seconds)
-wait_idle() {
-	local t0 a b
-	t0=$SECONDS
-	while [ $((SECONDS - t0)) -lt "$IDLE_WAIT" ]; do
-		a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
-		sleep 5
-		b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
-		if awk -v a="$a" -v b="$b" 'BEGIN { split(a, x); split(b, y); exit !((y[1] - x[1]) < 0.1 * (y[2] - x[2])) }'; then
-			return 0
-		fi
-	done
-	egw_log "warning: the CPUs were still busy after ${IDLE_WAIT} s"
-}
 
 {
 	echo "command: EGW_BENCH_SIZES=\"$SIZES\" EGW_BENCH_ENGINES=\"$ENGINES\" EGW_BENCH_REPS=$REPS EGW_BENCH_WARMUP=$WARMUP EGW_BENCH_SECS=$SECS EGW_BENCH_ROUTES=$ROUTES EGW_BENCH_DESTS=$DESTS EGW_BENCH_ZC=$ZC $0 $EDGEGW"
