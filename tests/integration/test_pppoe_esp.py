@@ -171,18 +171,22 @@ def flows(c, cl, upl, IP, IPv6, UDP, ICMP, Raw, ICMPv6PacketTooBig):
             "%s mtu %d" % (got6[0].summary(), got6[0][ICMPv6PacketTooBig].mtu) if got6 else "none")
 
 
+def peer_sa(spi, key_hex, src, dst):
+    """scapy's end of one of the test's AES-128-GCM tunnel SAs."""
+    from scapy.all import IP
+    from scapy.layers.ipsec import ESP, SecurityAssociation
+    return SecurityAssociation(ESP, spi=spi, crypt_algo="AES-GCM",
+                               crypt_key=bytes.fromhex(key_hex), crypt_icv_size=16,
+                               tunnel_header=IP(src=src, dst=dst))
+
+
 def through_tunnel(c, cl, upl):
     """A packet from REMOTE4 through the inbound SA, too big for alice's
     session: it is dropped, and the ICMP fragmentation-needed for REMOTE4
     goes back through the outbound SA, never in clear."""
     from scapy.all import IP, UDP, ICMP, Raw, Ether
-    from scapy.layers.ipsec import ESP, SecurityAssociation
-    sa_in = SecurityAssociation(ESP, spi=SPI_IN, crypt_algo="AES-GCM",
-                                crypt_key=bytes.fromhex(KEY_IN), crypt_icv_size=16,
-                                tunnel_header=IP(src=TUN_DST, dst=TUN_SRC))
-    sa_out = SecurityAssociation(ESP, spi=SPI, crypt_algo="AES-GCM",
-                                 crypt_key=bytes.fromhex(KEY_OUT), crypt_icv_size=16,
-                                 tunnel_header=IP(src=TUN_SRC, dst=TUN_DST))
+    sa_in = peer_sa(SPI_IN, KEY_IN, TUN_DST, TUN_SRC)
+    sa_out = peer_sa(SPI, KEY_OUT, TUN_SRC, TUN_DST)
     n4 = len(cl.data4)
     fit = IP(src=REMOTE4, dst=cl.ip4, flags="DF", id=5) / UDP(sport=7, dport=7) / Raw(
         bytes(CLIENT_MRU - 28))
@@ -250,7 +254,6 @@ def rekey(c, e, cl, upl):
     import threading
     import time
     from scapy.all import IP, UDP, Raw, Ether
-    from scapy.layers.ipsec import ESP, SecurityAssociation
     out = e.run("esp sa add 0x%x out aead aes-128-gcm key %s mode tunnel src %s dst %s mtu %d" %
                 (SPI2, KEY_OUT2, TUN_SRC, TUN_DST, SA_MTU))
     out += e.run("esp sa add 0x%x in aead aes-128-gcm key %s mode tunnel src %s dst %s" %
@@ -286,12 +289,8 @@ def rekey(c, e, cl, upl):
     clear = [f for f in upl.since(mark) if pt_ip(f) is not None and b"rekey " in f.raw]
     c.eq(len(clear), 0, "rekey: no packet in clear on the uplink")
     # inbound: both SAs accepted until the old one goes
-    old = SecurityAssociation(ESP, spi=SPI_IN, crypt_algo="AES-GCM",
-                              crypt_key=bytes.fromhex(KEY_IN), crypt_icv_size=16,
-                              tunnel_header=IP(src=TUN_DST, dst=TUN_SRC))
-    new = SecurityAssociation(ESP, spi=SPI_IN2, crypt_algo="AES-GCM",
-                              crypt_key=bytes.fromhex(KEY_IN2), crypt_icv_size=16,
-                              tunnel_header=IP(src=TUN_DST, dst=TUN_SRC))
+    old = peer_sa(SPI_IN, KEY_IN, TUN_DST, TUN_SRC)
+    new = peer_sa(SPI_IN2, KEY_IN2, TUN_DST, TUN_SRC)
 
     def down(sa, i, seq):
         p = IP(src=REMOTE4, dst=cl.ip4, id=100 + i) / UDP(sport=9, dport=9) / Raw(b"down %d" % i)
