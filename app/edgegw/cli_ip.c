@@ -534,6 +534,8 @@ route_print(const struct egw_ip_route_info *r)
 			if (r->paths[i].vlan != 0)
 				printf(" vlan %u", r->paths[i].vlan);
 		}
+	} else if (r->type == EGW_IP_RT_SUBSCRIBER) {
+		printf(" session %u", r->session);
 	} else if (r->n_paths != 0) {
 		printf(" port %u", r->paths[0].port);
 		if (r->paths[0].vlan != 0)

@@ -378,11 +378,17 @@ void egw_pppoe_stage_json(FILE *f);
  * is dropped as ip_no_session; too big for the session: ICMP too-big back
  * through the ESP stage.
  */
-void egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n);
+void egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, const uint32_t *sids,
+			   uint16_t n);
 
 /* stage_ip.c */
 /** The routed IP stage: the end of the IPv4 and IPv6 chains (fwd_gateway.c). */
 void egw_ip_stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool v6);
+/* The PPPoE session id of each frame's destination (0: none), from the FIB
+ * without routing (xconnect's downstream, replies to subscribers); IPv4 and
+ * IPv6 mixed, at most EGW_MAX_BURST frames. */
+void egw_ip_stage_session_lookup(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n,
+				 uint32_t *sids);
 /** lib/ip, its contexts and the ARP/ND handlers; after the ports and pools. */
 int egw_ip_stage_init(void);
 void egw_ip_stage_fini(void);

@@ -68,6 +68,7 @@ egw_ip_stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool
 {
 	struct egw_ip_stage_worker *iw = b->w->ip;
 	struct rte_mbuf *reply[EGW_IP_MAX_BURST], *sess[EGW_IP_MAX_BURST];
+	uint32_t sids[EGW_IP_MAX_BURST];
 	struct egw_ip_res *res;
 	uint16_t i, nreply, nsess;
 
@@ -99,9 +100,10 @@ egw_ip_stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool
 	memcpy(reply, res->reply, nreply * sizeof(reply[0]));
 	nsess = res->n_sess;
 	memcpy(sess, res->sess, nsess * sizeof(sess[0]));
+	memcpy(sids, res->sess_key, nsess * sizeof(sids[0]));
 	ip_account(b, res);
 	if (nsess != 0)
-		egw_pppoe_stage_encap(b, sess, nsess);
+		egw_pppoe_stage_encap(b, sess, sids, nsess);
 	if (nreply == 0)
 		return;
 	/* back where they came from: into the subscriber's session, or
@@ -110,6 +112,18 @@ egw_ip_stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool
 		egw_pppoe_stage_reply(b, reply, nreply);
 	else
 		egw_esp_stage_reply(b, reply, nreply);
+}
+
+void
+egw_ip_stage_session_lookup(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, uint32_t *sids)
+{
+	struct egw_ip_stage_worker *iw = b->w->ip;
+
+	if (iw == NULL) {
+		memset(sids, 0, n * sizeof(sids[0]));
+		return;
+	}
+	egw_ip_session_lookup(iw->ctx, pkts, n, sids);
 }
 
 /* ---- control path ----------------------------------------------------------- */
@@ -213,6 +227,10 @@ egw_ip_stage_init(void)
 	p.local = egw_exception_local;
 	p.max_routes4 = egw.opts.ip_routes;
 	p.max_routes6 = egw.opts.ip6_routes;
+	/* every PPPoE session's /32 and /64 are FIB routes (stage_pppoe.c) */
+	if (egw.pppoe)
+		p.max_sessions = egw.opts.pppoe_sessions != 0 ? egw.opts.pppoe_sessions
+							      : EGW_PPPOE_MAX_SESSIONS;
 	/* prefixes longer than /24 need a tbl8 group each (fewer when they
 	 * share a /24); IPv6 prefixes one per byte past the 24th bit */
 	if (p.max_routes4 != 0)

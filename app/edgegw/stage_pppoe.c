@@ -11,16 +11,19 @@
  *     control frames and every frame of a session not yet bound go to the
  *     control path in arrival order; the rest are dropped with a pppoe_*
  *     reason. From any other port: dropped as pppoe_not_access.
- *     Decapsulated frames keep their MAC addresses (destination: this
- *     concentrator, source: the subscriber) when they leave on the uplink:
- *     the gateway has no next-hop resolution yet.
- *   - IPv4 and IPv6 (installed after the rxtokens stage and before ESP, so
- *     ESP wraps it): from an uplink port, while a session is bound, packets
- *     to a subscriber's address or /64 become PPPoE frames for the
+ *   - Downstream, routed (the default): a bound session's address (/32)
+ *     and /64 are routes of lib/ip's FIB whose value is the session id
+ *     (route_cb(), the library's route callback: lib/pppoe keeps no route
+ *     table of its own), so the IP stage's one FIB lookup finds the session
+ *     and egw_pppoe_stage_encap() encapsulates by id.
+ *   - IPv4 and IPv6 with `set fwd gateway xconnect` (installed after the
+ *     rxtokens stage and before ESP, so ESP wraps it): from an uplink port,
+ *     while a session is bound, packets to a subscriber's address or /64
+ *     (the same FIB, looked up without routing) become PPPoE frames for the
  *     subscriber's access port; too big for the session: dropped, and an
  *     ICMP/ICMPv6 too-big goes back out the uplink; the others go on
  *     unchanged. From other ports, or with no session bound (one load), on
- *     unchanged.
+ *     unchanged. Decapsulated frames keep their MAC addresses in this mode.
  *
  * Each worker has its own data-path context (index = worker index, mbufs
  * from the pool of its socket); the workers are the library's QSBR readers.
@@ -33,6 +36,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_launch.h>
 #include <rte_malloc.h>
@@ -151,7 +155,7 @@ egw_pppoe_stage_poll(struct egw_burst *b, bool flush)
 }
 
 void
-egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, const uint32_t *sids, uint16_t n)
 {
 	struct rte_mbuf *icmp[EGW_PPPOE_MAX_BURST];
 	struct egw_pppoe_stage_worker *pw = b->w->pppoe;
@@ -165,7 +169,7 @@ egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	/* res is free: the route stage runs after stage_pppoe_sess() took its
 	 * results out, and stage_pppoe_ip() passes routed frames straight on */
 	res = &pw->res;
-	egw_pppoe_encap_burst(pw->ctx, pkts, n, res);
+	egw_pppoe_encap_sid_burst(pw->ctx, pkts, sids, n, res);
 	b->created += res->n_icmp;
 	for (i = 0; i < res->n_out; i++)
 		egw_out_tx(b, res->out_port[i], res->out[i]);
@@ -203,7 +207,12 @@ stage_pppoe_ip(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw
 	}
 	pw = b->w->pppoe;
 	res = &pw->res;
-	egw_pppoe_encap_burst(pw->ctx, pkts, n, res);
+	{
+		uint32_t sids[EGW_MAX_BURST];
+
+		egw_ip_stage_session_lookup(b, pkts, n, sids);
+		egw_pppoe_encap_sid_burst(pw->ctx, pkts, sids, n, res);
+	}
 	/* counted as made before any of them can be counted as sent (a full
 	 * TX buffer is transmitted at once) */
 	b->created += res->n_icmp;
@@ -251,13 +260,26 @@ egw_pppoe_stage_reply(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	/* res is free here: the caller runs inside stage_pppoe_sess() after
 	 * its results were taken out, or outside any PPPoE stage */
 	res = &pw->res;
-	egw_pppoe_encap_burst(pw->ctx, pkts, n, res);
+	{
+		uint32_t sids[EGW_MAX_BURST];
+		uint16_t k;
+
+		/* the sender's session, by the FIB, a burst at a time */
+		for (i = 0; i < n; i += k) {
+			k = (uint16_t)RTE_MIN(n - i, EGW_MAX_BURST);
+			egw_ip_stage_session_lookup(b, pkts + i, k, sids);
+			egw_pppoe_encap_sid_burst(pw->ctx, pkts + i, sids, k, res);
+		}
+	}
 	/* (lib/pppoe never answers an ICMP error with another) */
 	b->created += res->n_icmp;
 	for (i = 0; i < res->n_out; i++)
 		egw_out_tx(b, res->out_port[i], res->out[i]);
-	for (i = 0; i < res->n_pass; i++)
-		egw_out_tx(b, b->port, res->pass[i]);
+	/* no session has the sender's address (any more): nothing leaves an
+	 * access port but inside a session */
+	if (res->n_pass != 0)
+		egw_out_drop_bulk(b, res->pass, res->n_pass,
+				  EGW_DROP_IP_FIRST + EGW_IP_DROP_NO_SESSION);
 	for (i = 0; i < res->n_icmp; i++)
 		egw_out_tx(b, b->port, res->icmp[i]);
 	pppoe_account(b, res);
@@ -308,6 +330,30 @@ egw_pppoe_stage_port_role(uint16_t port, enum egw_port_role role, char *err, siz
 	return port_declare(port, err, errlen);
 }
 
+/* lib/pppoe's route callback: a session's /32 and /64 are FIB routes to
+ * its id (control path, under egw.ctrl_lock; lib/ip is up before the first
+ * session binds and goes down after the last one closed) */
+static int
+route_cb(bool add, uint16_t sid, int family, const uint8_t *addr, uint8_t len, void *arg)
+{
+	struct egw_ip_addr a;
+	int rc;
+
+	(void)arg;
+	if (!egw.ip)
+		return add ? -ENETUNREACH : 0;
+	memset(&a, 0, sizeof(a));
+	a.family = (uint8_t)family;
+	memcpy(a.a, addr, family == AF_INET ? 4 : 16);
+	if (add)
+		return egw_ip_route_session_add(&a, len, sid);
+	rc = egw_ip_route_session_del(&a, len, sid);
+	if (rc < 0)
+		fprintf(stderr, "warning: PPPoE session %u: its route was gone (%s)\n", sid,
+			strerror(-rc));
+	return 0;
+}
+
 /* egw_pppoe_init() takes the lcore it runs on as the one whose
  * rte_timer_manage() runs the PPP timers: the lcore of the control path. */
 static int
@@ -346,6 +392,7 @@ egw_pppoe_stage_init(void)
 	p.nb_ctx = egw.nb_workers;
 	p.tx = egw_control_tx;
 	p.socket = (int)s;
+	p.route = route_cb;
 	if (p.pool == NULL) {
 		fprintf(stderr, "error: PPPoE: no mbuf pool\n");
 		return -ENOMEM;

@@ -127,6 +127,7 @@ static const char *const rt_names[EGW_IP_RT_MAX] = {
 	[EGW_IP_RT_SESSION] = "pppoe",
 	[EGW_IP_RT_CONNECTED] = "connected",
 	[EGW_IP_RT_LOCAL] = "local",
+	[EGW_IP_RT_SUBSCRIBER] = "subscriber",
 };
 
 const char *
@@ -1210,6 +1211,8 @@ grp_release(uint32_t gid)
 static void
 value_put(uint64_t v)
 {
+	if (v & FIB_SESS)
+		return;
 	if (v & FIB_GROUP)
 		grp_release((uint32_t)v & ~FIB_GROUP);
 	else
@@ -1432,6 +1435,70 @@ egw_ip_route_del(const struct egw_ip_addr *prefix, uint8_t len)
 	return 0;
 }
 
+/* ---- session routes ----------------------------------------------------- */
+
+static int
+session_prefix_check(const struct egw_ip_addr *prefix, uint8_t len, uint32_t key)
+{
+	if (!ic.init || prefix == NULL ||
+	    (prefix->family != AF_INET && prefix->family != AF_INET6) ||
+	    len > (prefix->family == AF_INET ? 32 : 128) || !prefix_clean(prefix, len) ||
+	    key == EGW_IP_SESSION_NONE)
+		return -EINVAL;
+	if (ic.p.max_sessions == 0)
+		return -ENOTSUP;
+	return key > ic.p.max_sessions ? -EINVAL : 0;
+}
+
+int
+egw_ip_route_session_add(const struct egw_ip_addr *prefix, uint8_t len, uint32_t key)
+{
+	uint64_t v = FIB_SESS | key;
+	void *node;
+	int rc;
+
+	rc = session_prefix_check(prefix, len, key);
+	if (rc < 0)
+		return rc;
+	if (rib_exact(prefix, len) != NULL)
+		return -EEXIST;
+	/* the value is the session's own, never its parent's: fib_set()'s
+	 * shadow step (and its grace period) is not needed */
+	if (prefix->family == AF_INET)
+		rc = rte_fib_add(ip_dp.fib4, v4_host(prefix), len, v);
+	else
+		rc = rte_fib6_add(ip_dp.fib6, prefix->a, len, v);
+	if (rc < 0)
+		return rc == -ENOSPC || rc == -ENOMEM ? -ENOSPC : rc;
+	node = rib_exact(prefix, len);
+	if (node == NULL)
+		return -ENOENT;
+	rib_ext(prefix, node)->type = EGW_IP_RT_SUBSCRIBER;
+	ic.routes_total[fam_idx(prefix)]++;
+	ic.routes[fam_idx(prefix)][EGW_IP_RT_SUBSCRIBER]++;
+	return 0;
+}
+
+int
+egw_ip_route_session_del(const struct egw_ip_addr *prefix, uint8_t len, uint32_t key)
+{
+	void *node;
+	int rc;
+
+	rc = session_prefix_check(prefix, len, key);
+	if (rc < 0)
+		return rc == -EINVAL && !ic.init ? -ENOENT : rc;
+	node = rib_exact(prefix, len);
+	if (node == NULL || rib_ext(prefix, node)->type != EGW_IP_RT_SUBSCRIBER ||
+	    rib_nh(prefix, node) != (FIB_SESS | key))
+		return -ENOENT;
+	rc = fib_del(prefix, len);
+	if (rc < 0)
+		return rc;
+	ic.routes[fam_idx(prefix)][EGW_IP_RT_SUBSCRIBER]--;
+	return 0;
+}
+
 static void
 route_info(const struct egw_ip_addr *a, uint8_t len, void *node, struct egw_ip_route_info *r)
 {
@@ -1445,6 +1512,10 @@ route_info(const struct egw_ip_addr *a, uint8_t len, void *node, struct egw_ip_r
 	/* a neighbour's host route is part of its connected network */
 	if (r->type == RT_NEIGH_HOST)
 		r->type = EGW_IP_RT_CONNECTED;
+	if (v & FIB_SESS) {
+		r->session = (uint32_t)v & FIB_SESS_KEY;
+		return;
+	}
 	if (v & FIB_GROUP) {
 		const struct ip_nhg *g = ip_dp.grp[(uint32_t)v & ~FIB_GROUP];
 		unsigned int i;
@@ -1622,9 +1693,9 @@ egw_ip_init(const struct egw_ip_params *p)
 		{NH_ID_BLACKHOLE, NH_BLACKHOLE}, {NH_ID_UNREACH, NH_UNREACH},
 		{NH_ID_SESSION, NH_SESSION},
 	};
+	uint32_t id, tbl8_4, tbl8_6;
 	unsigned int i;
 	size_t heap0;
-	uint32_t id;
 	int rc;
 
 	if (ic.init)
@@ -1650,8 +1721,20 @@ egw_ip_init(const struct egw_ip_params *p)
 		ic.p.max_neigh = 4096;
 	if (ic.p.tbl8_4 >= (1u << 24) || ic.p.tbl8_6 >= (1u << 24) || ic.p.max_nh < 64 ||
 	    ic.p.max_nh > IP_NH_LIMIT || ic.p.max_neigh > ic.p.max_nh ||
-	    ic.p.max_routes4 > (1u << 30) || ic.p.max_routes6 > (1u << 30))
+	    ic.p.max_routes4 > (1u << 30) || ic.p.max_routes6 > (1u << 30) ||
+	    ic.p.max_sessions > EGW_IP_SESSION_MAX)
 		return -EINVAL;
+	/* Session routes: a /32 needs a tbl8 group per /24 it falls in, a /64
+	 * one per /56 (and a few above it); pools hand out neighbouring
+	 * addresses, so 256 sessions share a group. Addresses from anywhere
+	 * (RADIUS) may take more: a session whose route finds no room is
+	 * refused (-ENOSPC), never routed wrong. */
+	tbl8_4 = ic.p.tbl8_4;
+	tbl8_6 = ic.p.tbl8_6;
+	if (ic.p.max_sessions != 0) {
+		tbl8_4 = RTE_MIN(tbl8_4 + ic.p.max_sessions / 64 + 256, (1u << 24) - 1);
+		tbl8_6 = RTE_MIN(tbl8_6 + ic.p.max_sessions / 32 + 1024, (1u << 24) - 1);
+	}
 	ip_dp.max_nh = ic.p.max_nh;
 	ip_dp.max_grp = RTE_MIN(ic.p.max_nh / 4, IP_NH_LIMIT);
 	ip_dp.icmp_pps = 1000;
@@ -1665,12 +1748,14 @@ egw_ip_init(const struct egw_ip_params *p)
 	memset(&c4, 0, sizeof(c4));
 	c4.type = RTE_FIB_DIR24_8;
 	c4.default_nh = NH_ID_NOROUTE;
-	c4.max_routes = (int)ic.p.max_routes4;
+	c4.max_routes = (int)(ic.p.max_routes4 + ic.p.max_sessions);
 	c4.rib_ext_sz = sizeof(struct rt_ext);
-	/* 2-byte entries address at most 2^15 - 1 tbl8 groups: bigger tables
-	 * take 4-byte entries (the values stay below 2^15 either way) */
-	c4.dir24_8.nh_sz = ic.p.tbl8_4 < (1u << 15) ? RTE_FIB_DIR24_8_2B : RTE_FIB_DIR24_8_4B;
-	c4.dir24_8.num_tbl8 = ic.p.tbl8_4;
+	/* 2-byte entries address at most 2^15 - 1 tbl8 groups and hold values
+	 * below 2^15: bigger tables and session keys (FIB_SESS) take 4-byte
+	 * entries */
+	c4.dir24_8.nh_sz = tbl8_4 < (1u << 15) && ic.p.max_sessions == 0 ? RTE_FIB_DIR24_8_2B
+									 : RTE_FIB_DIR24_8_4B;
+	c4.dir24_8.num_tbl8 = tbl8_4;
 	heap0 = heap_used(p->socket);
 	ip_dp.fib4 = rte_fib_create("egw_fib4", p->socket, &c4);
 	ic.fib4_bytes = heap_used(p->socket) - heap0;
@@ -1681,10 +1766,11 @@ egw_ip_init(const struct egw_ip_params *p)
 	memset(&c6, 0, sizeof(c6));
 	c6.type = RTE_FIB6_TRIE;
 	c6.default_nh = NH_ID_NOROUTE;
-	c6.max_routes = (int)ic.p.max_routes6;
+	c6.max_routes = (int)(ic.p.max_routes6 + ic.p.max_sessions);
 	c6.rib_ext_sz = sizeof(struct rt_ext);
-	c6.trie.nh_sz = ic.p.tbl8_6 < (1u << 15) ? RTE_FIB6_TRIE_2B : RTE_FIB6_TRIE_4B;
-	c6.trie.num_tbl8 = ic.p.tbl8_6;
+	c6.trie.nh_sz =
+		tbl8_6 < (1u << 15) && ic.p.max_sessions == 0 ? RTE_FIB6_TRIE_2B : RTE_FIB6_TRIE_4B;
+	c6.trie.num_tbl8 = tbl8_6;
 	heap0 = heap_used(p->socket);
 	ip_dp.fib6 = rte_fib6_create("egw_fib6", p->socket, &c6);
 	ic.fib6_bytes = heap_used(p->socket) - heap0;

@@ -103,6 +103,11 @@ struct egw_ip_params {
 	uint32_t tbl8_6;
 	uint32_t max_nh;    /**< next hops, neighbours included, 64..16384 (0: 16384) */
 	uint32_t max_neigh; /**< neighbours learnt or resolving (0: 4096) */
+	/** subscriber session routes (egw_ip_route_session_add()), keys
+	 *  1..max_sessions below 2^24 (0: none). Non-zero makes the FIBs take
+	 *  4-byte entries (twice the tbl24 memory: 64 MiB for each family) and
+	 *  adds room for max_sessions prefixes of each family */
+	uint32_t max_sessions;
 	egw_ip_tx_fn tx;
 	void *tx_arg;
 	egw_ip_local_fn local; /**< NULL: no exception path */
@@ -173,6 +178,8 @@ enum egw_ip_route_type {
 	EGW_IP_RT_SESSION,   /**< to PPPoE subscribers (the caller's session stage) */
 	EGW_IP_RT_CONNECTED, /**< made by an address (shown, not added) */
 	EGW_IP_RT_LOCAL,     /**< an address of edgegw (shown, not added) */
+	/** a subscriber session's own prefix (egw_ip_route_session_add(), shown) */
+	EGW_IP_RT_SUBSCRIBER,
 	EGW_IP_RT_MAX
 };
 
@@ -195,6 +202,29 @@ int egw_ip_route_add(const struct egw_ip_addr *prefix, uint8_t len, enum egw_ip_
 /** Delete a route added by egw_ip_route_add(). @return 0, -ENOENT, -EPERM (connected/local). */
 int egw_ip_route_del(const struct egw_ip_addr *prefix, uint8_t len);
 
+/** A session key that is none (a pppoe route's address without a session route). */
+#define EGW_IP_SESSION_NONE 0u
+/** Largest session key. */
+#define EGW_IP_SESSION_MAX ((1u << 24) - 1)
+
+/**
+ * Route a prefix (a subscriber's /32 or IPv6 /64, or a delegated prefix) to
+ * one session: the data path hands its packets to the caller's session stage
+ * in res->sess[] with key in res->sess_key[], after one FIB lookup (the
+ * caller finds the session by key, with no lookup of its own). The prefix
+ * normally lies inside a route of type pppoe (the pool), which keeps the
+ * packets to addresses without a session (key EGW_IP_SESSION_NONE).
+ * Published without a grace period: a worker may still use the previous
+ * value of the prefix for a burst, so the caller checks that the session it
+ * finds still has the destination.
+ * @return 0, -EINVAL (bad prefix, key 0 or above max_sessions), -ENOTSUP
+ *   (initialised without max_sessions), -EEXIST (a route of this prefix
+ *   exists), -ENOSPC (FIB full: prefixes or tbl8 groups).
+ */
+int egw_ip_route_session_add(const struct egw_ip_addr *prefix, uint8_t len, uint32_t key);
+/** Delete a session route. @return 0, -ENOENT (no route of that prefix to key). */
+int egw_ip_route_session_del(const struct egw_ip_addr *prefix, uint8_t len, uint32_t key);
+
 /**
  * Add a static (permanent) neighbour, or make a learnt one static. Packets
  * waiting for it are sent.
@@ -209,7 +239,8 @@ int egw_ip_neigh_del(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a);
 struct egw_ip_route_info {
 	struct egw_ip_addr prefix;
 	uint8_t len;
-	uint8_t type; /**< enum egw_ip_route_type */
+	uint8_t type;     /**< enum egw_ip_route_type */
+	uint32_t session; /**< EGW_IP_RT_SUBSCRIBER: the session key */
 	unsigned int n_paths;
 	struct egw_ip_path paths[EGW_IP_ECMP_MAX];
 };
@@ -343,7 +374,7 @@ void egw_ip_ctx_stats(const struct egw_ip_ctx *c, struct egw_ip_ctx_stats *s);
  */
 struct egw_ip_res {
 	uint16_t n_out;   /**< routed, MAC header rewritten: transmit on out_port */
-	uint16_t n_sess;  /**< routed to subscribers (RT_SESSION), TTL decremented */
+	uint16_t n_sess;  /**< routed to subscribers (pppoe, subscriber routes), TTL decremented */
 	uint16_t n_local; /**< to edgegw, not answered here (exception path) */
 	uint16_t n_ctrl;  /**< for egw_ip_ctrl_input(): waiting for resolution, ND */
 	uint16_t n_reply; /**< ICMP made (echo replies, errors): back where the packet came from */
@@ -352,6 +383,9 @@ struct egw_ip_res {
 	struct rte_mbuf *out[EGW_IP_MAX_OUT];
 	uint16_t out_port[EGW_IP_MAX_OUT];
 	struct rte_mbuf *sess[EGW_IP_MAX_BURST];
+	/** the session key of each sess[] frame (EGW_IP_SESSION_NONE: in a pppoe
+	 *  route, no session has the address) */
+	uint32_t sess_key[EGW_IP_MAX_BURST];
 	struct rte_mbuf *local[EGW_IP_MAX_BURST];
 	struct rte_mbuf *ctrl[EGW_IP_MAX_BURST];
 	struct rte_mbuf *reply[EGW_IP_MAX_BURST];
@@ -366,6 +400,16 @@ struct egw_ip_res {
  */
 void egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n,
 		      bool v6, unsigned int flags, struct egw_ip_res *res);
+
+/**
+ * Data path: the session key of each frame's destination, for a caller that
+ * does not route (no TTL, no next hop): a bulk FIB lookup per family, IPv4
+ * and IPv6 frames (l2_len set) mixed. keys[i] is EGW_IP_SESSION_NONE when
+ * the destination has no session route or the frame is not an IP packet
+ * with its header in the first segment. At most EGW_IP_MAX_BURST frames.
+ */
+void egw_ip_session_lookup(struct egw_ip_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
+			   uint32_t keys[]);
 
 /** RFC 1624 incremental update of a 16-bit one's complement checksum (network order)
  *  when a 16-bit field changes from old to new (all network order). */

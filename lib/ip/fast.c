@@ -396,8 +396,16 @@ fragment4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, stru
 	}
 }
 
+/* The session key of a FIB value of kind NH_SESSION: none for a pppoe
+ * route (the pool), the key of a session route. */
+static inline uint32_t
+sess_key(uint64_t v)
+{
+	return (v & FIB_SESS) ? (uint32_t)v & FIB_SESS_KEY : EGW_IP_SESSION_NONE;
+}
+
 static inline void
-fwd4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh,
+fwd4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh, uint64_t v,
      unsigned int flags, uint16_t port, uint64_t now)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, m->l2_len);
@@ -430,6 +438,7 @@ fwd4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip
 	}
 	c->fwd_burst++;
 	if (nh->kind == NH_SESSION) {
+		res->sess_key[res->n_sess] = sess_key(v);
 		res->sess[res->n_sess++] = m;
 		return;
 	}
@@ -441,7 +450,7 @@ fwd4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip
 }
 
 static inline void
-fwd6(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh,
+fwd6(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh, uint64_t v,
      unsigned int flags, uint16_t port, uint64_t now)
 {
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, m->l2_len);
@@ -470,6 +479,7 @@ fwd6(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip
 		ip->hop_limits--;
 	c->fwd_burst++;
 	if (nh->kind == NH_SESSION) {
+		res->sess_key[res->n_sess] = sess_key(v);
 		res->sess[res->n_sess++] = m;
 		return;
 	}
@@ -578,9 +588,9 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 		case NH_GLEAN:
 		case NH_SESSION:
 			if (!v6)
-				fwd4(c, res, m, nh, flags, port, now);
+				fwd4(c, res, m, nh, c->nhv[i], flags, port, now);
 			else
-				fwd6(c, res, m, nh, flags, port, now);
+				fwd6(c, res, m, nh, c->nhv[i], flags, port, now);
 			break;
 		case NH_LOCAL: local(c, res, m, nh, v6, flags); break;
 		case NH_BCAST: drop(res, m, EGW_IP_DROP_BROADCAST); break;
@@ -597,4 +607,43 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 	} /* once per burst: the counter's line is written once */
 	if (c->fwd_burst != 0)
 		ST_ADD(c, forwarded, c->fwd_burst);
+}
+
+void
+egw_ip_session_lookup(struct egw_ip_ctx *c, struct rte_mbuf *pkts[], uint16_t n, uint32_t keys[])
+{
+	uint16_t idx4[EGW_IP_MAX_BURST], idx6[EGW_IP_MAX_BURST];
+	uint64_t nh6[EGW_IP_MAX_BURST];
+	uint16_t i, k4 = 0, k6 = 0;
+
+	if (unlikely(n > EGW_IP_MAX_BURST))
+		n = EGW_IP_MAX_BURST;
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len);
+		uint32_t d;
+
+		keys[i] = EGW_IP_SESSION_NONE;
+		if (m->data_len < m->l2_len + sizeof(struct rte_ipv4_hdr))
+			continue;
+		if ((ip[0] >> 4) == 4) {
+			memcpy(&d, ip + 16, 4);
+			c->dst4[k4] = rte_be_to_cpu_32(d);
+			idx4[k4++] = i;
+		} else if ((ip[0] >> 4) == 6 &&
+			   m->data_len >= m->l2_len + sizeof(struct rte_ipv6_hdr)) {
+			memcpy(c->dst6[k6], ip + 24, 16);
+			idx6[k6++] = i;
+		}
+	}
+	if (k4 != 0) {
+		rte_fib_lookup_bulk(ip_dp.fib4, c->dst4, c->nhv, k4);
+		for (i = 0; i < k4; i++)
+			keys[idx4[i]] = sess_key(c->nhv[i]);
+	}
+	if (k6 != 0) {
+		rte_fib6_lookup_bulk(ip_dp.fib6, c->dst6, nh6, k6);
+		for (i = 0; i < k6; i++)
+			keys[idx6[i]] = sess_key(nh6[i]);
+	}
 }

@@ -50,6 +50,11 @@ enum ip_nh_kind {
  * indices below FIB_GROUP */
 #define IP_NH_LIMIT FIB_GROUP
 
+/* FIB value of a session route: this bit and the session key (4-byte FIB
+ * entries only); checked before FIB_GROUP, which a key may contain */
+#define FIB_SESS 0x40000000u
+#define FIB_SESS_KEY 0x00ffffffu
+
 /* Fixed indices. */
 #define NH_ID_NOROUTE 0
 #define NH_ID_BCAST 1
@@ -184,7 +189,9 @@ ip_nh_of(uint64_t v, const struct rte_mbuf *m, bool v6)
 {
 	uint32_t id = (uint32_t)v;
 
-	if (id & FIB_GROUP) {
+	if (unlikely(id & FIB_SESS)) {
+		id = NH_ID_SESSION;
+	} else if (id & FIB_GROUP) {
 		/* pairs with the release store in grp_publish() (ctl.c) */
 		const struct ip_nhg *g =
 			__atomic_load_n(&ip_dp.grp[id & ~FIB_GROUP], __ATOMIC_ACQUIRE);

@@ -114,6 +114,8 @@ egw_pppoe_init(const struct egw_pppoe_params *p)
 	pppoe_g.nb_ctx = p->nb_ctx;
 	pppoe_g.table_size = size;
 	pppoe_g.socket = p->socket;
+	pppoe_g.route = p->route;
+	pppoe_g.route_arg = p->route_arg;
 	/*
 	 * The PPP timers are rte_timers armed on this lcore, and rte_timer_manage()
 	 * runs only the timers of the lcore that calls it: egw_pppoe_service()
@@ -123,7 +125,7 @@ egw_pppoe_init(const struct egw_pppoe_params *p)
 	conf_defaults(&pppoe_g.conf);
 	memset(pppoe_cnt, 0, sizeof(pppoe_cnt));
 
-	rc = pppoe_sess_table_init(size, p->socket);
+	rc = pppoe_sess_table_init(size, p->socket, p->route == NULL);
 	if (rc != 0)
 		goto fail;
 	rc = pppoe_disc_init();

@@ -91,6 +91,18 @@ const char *egw_pppoe_drop_desc(unsigned int reason);
 typedef void (*egw_pppoe_tx_fn)(uint16_t port, struct rte_mbuf *m, void *arg);
 
 /** Parameters of egw_pppoe_init(). */
+/**
+ * A session's downstream route changed (control path): add (true) or
+ * delete (false) the route of prefix/len (IPv4: its address, /32; IPv6:
+ * its /64, addr 16 bytes) to session sid. An application that routes with
+ * its own FIB finds the session by sid and hands the packets to
+ * egw_pppoe_encap_sid_burst(). On add, return 0, or a negative errno
+ * (-EEXIST: the prefix is routed elsewhere, -ENOSPC) and the NCP is not
+ * bound; a delete cannot fail.
+ */
+typedef int (*egw_pppoe_route_fn)(bool add, uint16_t sid, int family, const uint8_t *addr,
+				  uint8_t len, void *arg);
+
 struct egw_pppoe_params {
 	struct rte_rcu_qsbr *qsbr; /**< data-path threads are its readers */
 	struct rte_mempool *pool;  /**< mbufs for frames the control path builds */
@@ -99,6 +111,12 @@ struct egw_pppoe_params {
 	egw_pppoe_tx_fn tx;        /**< control-path transmit */
 	void *tx_arg;
 	int socket; /**< NUMA socket of the tables */
+	/** NULL: the library keeps its own route tables (rte_hash, /32 and /64
+	 *  -> session) for egw_pppoe_encap_burst(); else they are the
+	 *  application's, kept by this callback, and egw_pppoe_encap_burst()
+	 *  finds nothing */
+	egw_pppoe_route_fn route;
+	void *route_arg;
 };
 
 /**
@@ -399,6 +417,17 @@ void egw_pppoe_decap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uin
  */
 void egw_pppoe_encap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 			   struct egw_pppoe_res *res);
+
+/**
+ * Data path: as egw_pppoe_encap_burst(), for frames whose session the
+ * caller found (its route callback's sid, from its own FIB): sids[i] is the
+ * session of pkts[i] (0 or above the table: none, the frame goes to
+ * res->pass). The session must still be bound with the frame's destination
+ * as its address or /64 (a route may be a moment older than the session):
+ * otherwise the frame goes to res->pass.
+ */
+void egw_pppoe_encap_sid_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[],
+			       const uint32_t sids[], uint16_t n, struct egw_pppoe_res *res);
 
 /**
  * Data path: the frames of port held for the handoff (see the top of this

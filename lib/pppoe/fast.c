@@ -1327,3 +1327,48 @@ egw_pppoe_encap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t
 		}
 	}
 }
+
+void
+egw_pppoe_encap_sid_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], const uint32_t sids[],
+			  uint16_t n, struct egw_pppoe_res *res)
+{
+	const struct pppoe_sess_fp *fp[EGW_PPPOE_MAX_BURST];
+	struct pppoe_sess_fp *tab = pppoe_dp.fp_tab;
+	uint32_t size = pppoe_g.table_size;
+	uint16_t i;
+
+	n = burst_room(c, pkts, n, RTE_MAX(res->n_out, res->n_pass), res);
+	if (unlikely(__atomic_load_n(&pppoe_dp.filters, __ATOMIC_RELAXED) & 2))
+		c->now = rte_rdtsc(); /* the idle timeout's clock */
+	/* the slots first: the caller's FIB lookup gave them, nothing to wait for */
+	for (i = 0; i < n; i++) {
+		uint32_t sid = sids[i];
+
+		fp[i] = NULL;
+		if (likely(sid - 1u < size && tab != NULL)) {
+			fp[i] = &tab[sid];
+			prefetch_fp(fp[i]);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t cls = egw_eth_meta(m)->cls;
+		uint32_t l2 = m->l2_len;
+		const uint8_t *ip;
+		uint64_t k6;
+		uint32_t k4;
+
+		if (cls == EGW_ETH_CLS_IPV4 && fp[i] != NULL && ensure(m, l2 + IP4_HDR_LEN) == 0) {
+			ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, l2);
+			memcpy(&k4, ip + 16, 4);
+			encap_frame(c, m, fp[i], &k4, false, res);
+		} else if (cls == EGW_ETH_CLS_IPV6 && fp[i] != NULL &&
+			   ensure(m, l2 + IP6_HDR_LEN) == 0) {
+			ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, l2);
+			memcpy(&k6, ip + 24, 8);
+			encap_frame(c, m, fp[i], &k6, true, res);
+		} else {
+			res->pass[res->n_pass++] = m;
+		}
+	}
+}

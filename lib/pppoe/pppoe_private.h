@@ -113,6 +113,8 @@ struct pppoe_glob {
 	unsigned int nb_ctx;
 	unsigned int table_size; /**< max_sessions of init */
 	int socket;
+	egw_pppoe_route_fn route; /**< the application's routes (NULL: route4/route6) */
+	void *route_arg;
 	unsigned int timer_lcore; /**< the lcore that runs egw_pppoe_service() */
 	struct pppoe_port ports[RTE_MAX_ETHPORTS];
 	struct pppoe_conf conf;
@@ -209,7 +211,7 @@ struct pppoe_sess {
 };
 
 /** Create the table (init) / free it (fini). */
-int pppoe_sess_table_init(unsigned int size, int socket);
+int pppoe_sess_table_init(unsigned int size, int socket, bool own_routes);
 void pppoe_sess_table_fini(void);
 
 /** Why pppoe_sess_create() refused. */

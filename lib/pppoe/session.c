@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -149,7 +150,7 @@ route_create(const char *name, uint32_t key_len, rte_hash_function fn, unsigned 
 }
 
 int
-pppoe_sess_table_init(unsigned int size, int socket)
+pppoe_sess_table_init(unsigned int size, int socket, bool own_routes)
 {
 	struct rte_hash_parameters mp = {
 		.name = "egw_pppoe_per_mac",
@@ -177,10 +178,14 @@ pppoe_sess_table_init(unsigned int size, int socket)
 	tab.base = calloc(size + 1, sizeof(*tab.base));
 	if (pppoe_dp.fp_tab == NULL || tab.sess == NULL || tab.base == NULL)
 		goto nomem;
-	pppoe_dp.route4 = route_create("egw_pppoe_route4", 4, route4_hash, size, socket);
-	pppoe_dp.route6 = route_create("egw_pppoe_route6", 8, route6_hash, size, socket);
+	if (own_routes) {
+		pppoe_dp.route4 = route_create("egw_pppoe_route4", 4, route4_hash, size, socket);
+		pppoe_dp.route6 = route_create("egw_pppoe_route6", 8, route6_hash, size, socket);
+		if (pppoe_dp.route4 == NULL || pppoe_dp.route6 == NULL)
+			goto nomem;
+	}
 	tab.per_mac = rte_hash_create(&mp);
-	if (pppoe_dp.route4 == NULL || pppoe_dp.route6 == NULL || tab.per_mac == NULL)
+	if (tab.per_mac == NULL)
 		goto nomem;
 	for (i = 1; i <= size; i++) {
 		tab.sess[i].fp = &pppoe_dp.fp_tab[i];
@@ -458,6 +463,21 @@ route_del(struct rte_hash *h, const void *key)
 		rte_hash_free_key_with_position(h, pos);
 }
 
+/* The application's route of one NCP of s (pppoe_g.route). */
+static int
+app_route(bool add, struct pppoe_sess *s, unsigned int ncp)
+{
+	const struct pppoe_sess_fp *fp = s->fp;
+	uint8_t a[16] = {0};
+
+	if (ncp == PPPOE_NCP_IP4) {
+		memcpy(a, &fp->ip4, 4);
+		return pppoe_g.route(add, s->sid, AF_INET, a, 32, pppoe_g.route_arg);
+	}
+	memcpy(a, fp->ip6_prefix, 8);
+	return pppoe_g.route(add, s->sid, AF_INET6, a, 64, pppoe_g.route_arg);
+}
+
 int
 pppoe_sess_bind(struct pppoe_sess *s, unsigned int ncp)
 {
@@ -472,6 +492,13 @@ pppoe_sess_bind(struct pppoe_sess *s, unsigned int ncp)
 		return -EINVAL;
 	if (fp->ncp & ncp)
 		return 0;
+	if (pppoe_g.route != NULL) {
+		int rc = app_route(true, s, ncp);
+
+		if (rc < 0)
+			return rc;
+		goto published;
+	}
 	if (ncp == PPPOE_NCP_IP4) {
 		h = pppoe_dp.route4;
 		key = &fp->ip4;
@@ -487,6 +514,7 @@ pppoe_sess_bind(struct pppoe_sess *s, unsigned int ncp)
 	 * find it still check the NCP bit below before they use the session. */
 	if (rte_hash_add_key_data(h, key, fp) < 0)
 		return -ENOSPC;
+published:
 	/* Pairs with the acquire load of fp->ncp in fast.c (decap_frame,
 	 * encap_burst): the address is visible before the bit. */
 	__atomic_store_n(&fp->ncp, (uint8_t)(fp->ncp | ncp), __ATOMIC_RELEASE);
@@ -507,10 +535,17 @@ routes_del(struct pppoe_sess *s, unsigned int ncp)
 {
 	struct pppoe_sess_fp *fp = s->fp;
 
-	if (ncp & fp->ncp & PPPOE_NCP_IP4)
-		route_del(pppoe_dp.route4, &fp->ip4);
-	if (ncp & fp->ncp & PPPOE_NCP_IP6)
-		route_del(pppoe_dp.route6, fp->ip6_prefix);
+	if (pppoe_g.route != NULL) {
+		if (ncp & fp->ncp & PPPOE_NCP_IP4)
+			app_route(false, s, PPPOE_NCP_IP4);
+		if (ncp & fp->ncp & PPPOE_NCP_IP6)
+			app_route(false, s, PPPOE_NCP_IP6);
+	} else {
+		if (ncp & fp->ncp & PPPOE_NCP_IP4)
+			route_del(pppoe_dp.route4, &fp->ip4);
+		if (ncp & fp->ncp & PPPOE_NCP_IP6)
+			route_del(pppoe_dp.route6, fp->ip6_prefix);
+	}
 	/* Pairs with the acquire loads of fp->ncp in fast.c: a thread that
 	 * still finds the route sees the bit clear and leaves the packet. */
 	__atomic_store_n(&fp->ncp, (uint8_t)(fp->ncp & ~ncp), __ATOMIC_RELEASE);

@@ -19,7 +19,10 @@ by ARP/ND, it resolves edgegw.
   - the subscriber's TCP to edgegw's own uplink address is dropped
     (ip_local_no_exception): subscribers never reach the host's stack
     through the port's exception path;
-  - show ip route lists the pools as pppoe routes.
+  - show ip route lists the pools as pppoe routes, and the bound session's
+    address (/32) and /64 as subscriber routes to its session id (the FIB
+    finds the session downstream); they go when the session ends, and the
+    address's downstream traffic with them (ip_no_session).
 At exit the accounting identity holds.
 
 usage: test_pppoe_routed.py EDGEGW
@@ -137,6 +140,22 @@ def main():
         if rep6:
             c.eq(rep6[-1].hlim, 63, "IPv6 reply hop limit decremented once")
 
+        # the session's own routes in the FIB
+        sid = None
+        rows = pt.sessions_from_text(e.run("show pppoe sessions"))
+        if rows:
+            sid = rows[0][0]
+        rt = e.run("show ip route")
+        want4 = "%s/32 subscriber session %s" % (ip4, sid)
+        c.check(sid is not None and want4 in rt, "show ip route: " + want4, rt)
+        if gua6 is not None:
+            net6 = ipaddress.IPv6Network(gua6 + "/64", strict=False)
+            want6 = "%s subscriber session %s" % (net6, sid)
+            c.check(want6 in rt, "show ip route: " + want6, rt)
+        one = e.run("show ip route %s" % ip4)
+        c.check("subscriber session %s" % sid in one, "show ip route <addr>: the session's",
+                one)
+
         # a subscriber's TCP to edgegw's own address never reaches the host's
         # stack through the exception path (echo does: edgegw answers it)
         for i in range(3):
@@ -161,6 +180,18 @@ def main():
                            IPv6(src=str(POOL6[50]), dst=UP6) / UDP(sport=9, dport=9)))
         time.sleep(0.5)
         c.eq(len(cl.data4), mark_u, "nothing came back for the plain frames")
+
+        # the session ends: its routes go, its address is the pool's again
+        cl.padt_send()
+        gone = egwtest.wait_for(lambda: "subscriber" not in e.run("show ip route"), 5)
+        c.check(gone, "session ended: no subscriber route left", e.run("show ip route"))
+        mark = acc.mark()
+        rc, o = ns("ping", "-c", "2", "-i", "0.2", "-W", "1", ip4)
+        time.sleep(0.3)
+        leaked = [f for f in acc.since(mark) if f.etype in (0x0800, 0x86DD, 0x8864)]
+        c.check(rc != 0 and not leaked,
+                "ping to the ended session's address: nothing on the access port",
+                "%d frames" % len(leaked))
     finally:
         if acc is not None:
             acc.close()
@@ -175,7 +206,8 @@ def main():
     c.check(drops.get("access_not_session", 0) >= 8,
             "plain IP on the access port dropped as access_not_session",
             str(drops.get("access_not_session")))
-    c.check(drops.get("ip_no_session", 0) >= 2, "unbound pool address dropped as ip_no_session",
+    c.check(drops.get("ip_no_session", 0) >= 4,
+            "unbound pool addresses (and the ended session's) dropped as ip_no_session",
             str(drops.get("ip_no_session")))
     c.check(drops.get("ip_local_no_exception", 0) >= 3,
             "subscriber TCP to edgegw's address: ip_local_no_exception",

@@ -673,6 +673,11 @@ check_fwd4(const uint8_t *o, uint32_t olen, const uint8_t *orig, uint32_t len,
 /* ---- set-up -------------------------------------------------------------- */
 
 /* The library with the ports and addresses above; max_neigh 0: the default. */
+/* session keys of setup(): the first set-up has them (4-byte FIB entries,
+ * as the application), the later ones not (2-byte entries) */
+#define MAX_SESSIONS 65534
+static uint32_t setup_sessions = MAX_SESSIONS;
+
 static int
 setup(uint32_t max_neigh)
 {
@@ -681,6 +686,7 @@ setup(uint32_t max_neigh)
 		.nb_ctx = 1,
 		.socket = SOCKET_ID_ANY,
 		.max_neigh = max_neigh,
+		.max_sessions = setup_sessions,
 		.tx = tx_cap,
 	};
 	struct egw_ip_neigh_conf nc;
@@ -1069,6 +1075,147 @@ test_fib(void)
 /* ---- ECMP ---------------------------------------------------------------- */
 
 #define ECMP_FLOWS 10000
+
+/* Subscriber session routes: a /32 and a /64 whose FIB value is the
+ * session key, inside a pppoe route (the pool) that keeps the addresses no
+ * session has. Keys with bit 0x4000 set (FIB_GROUP's) stay keys. */
+static void
+test_session_routes(void)
+{
+	static const uint32_t keys[] = {7, 0x4001, MAX_SESSIONS};
+	struct egw_ip_addr pool4 = A4(IP4(100, 96, 0, 0)), pool6, s4, s6, x;
+	struct egw_ip_route_info ri;
+	unsigned int cnt[2][EGW_IP_RT_MAX], before[2][EGW_IP_RT_MAX], i;
+	uint8_t p6[16] = {0x20, 0x01, 0x0d, 0xb8, 0x01, 0x00}, d6[16];
+	char err[128];
+
+	printf("session routes\n");
+	pool6 = A6(p6);
+	egw_ip_route_count(before);
+	CHECK(egw_ip_route_add(&pool4, 16, EGW_IP_RT_SESSION, NULL, 0, err, sizeof(err)) == 0,
+	      "IPv4 pool route: %s", err);
+	CHECK(egw_ip_route_add(&pool6, 48, EGW_IP_RT_SESSION, NULL, 0, err, sizeof(err)) == 0,
+	      "IPv6 pool route: %s", err);
+	/* refusals, with no change */
+	s4 = A4(IP4(100, 96, 1, 2));
+	CHECK(egw_ip_route_session_add(&s4, 32, EGW_IP_SESSION_NONE) == -EINVAL, "key 0 refused");
+	CHECK(egw_ip_route_session_add(&s4, 32, MAX_SESSIONS + 1) == -EINVAL,
+	      "key above max_sessions refused");
+	CHECK(egw_ip_route_session_add(&s4, 24, 7) == -EINVAL, "bits past the length refused");
+	CHECK(egw_ip_route_session_add(&pool4, 16, 7) == -EEXIST,
+	      "the pool's own prefix is not a session's");
+	CHECK(egw_ip_route_session_del(&s4, 32, 7) == -ENOENT, "delete of no route");
+
+	for (i = 0; i < RTE_DIM(keys); i++) {
+		struct pk p = {.port = 0, .dst4 = IP4(100, 96, 1, 2 + i), .ttl = 10};
+
+		s4 = A4(p.dst4);
+		CHECK(egw_ip_route_session_add(&s4, 32, keys[i]) == 0, "session /32 key %u",
+		      keys[i]);
+		fwd1(&p);
+		CHECK(res.n_sess == 1 && ndrop() == 0 && res.n_out == 0 &&
+			      res.sess_key[0] == keys[i],
+		      "to the session of key %u: %u frames, key %u", keys[i], res.n_sess,
+		      res.n_sess ? res.sess_key[0] : 0);
+		if (res.n_sess == 1) {
+			flat(res.sess[0], ob);
+			CHECK(ob[RTE_ETHER_HDR_LEN + 8] == 9 && ip4_hdr_ok(ob + RTE_ETHER_HDR_LEN),
+			      "session route: TTL %u, checksum", ob[RTE_ETHER_HDR_LEN + 8]);
+		}
+		res_free();
+	}
+	/* the pool's other addresses: handed on with no key */
+	{
+		struct pk p = {.port = 0, .dst4 = IP4(100, 96, 9, 9)};
+
+		fwd1(&p);
+		CHECK(res.n_sess == 1 && res.sess_key[0] == EGW_IP_SESSION_NONE,
+		      "pool address without a session: key none");
+		res_free();
+	}
+	s4 = A4(IP4(100, 96, 1, 2));
+	CHECK(egw_ip_route_session_add(&s4, 32, 8) == -EEXIST, "a second session route refused");
+	CHECK(egw_ip_route_add(&s4, 32, EGW_IP_RT_BLACKHOLE, NULL, 0, err, sizeof(err)) == -EEXIST,
+	      "a configured route of a session's prefix refused");
+	CHECK(egw_ip_route_del(&s4, 32) == -EPERM, "ip route del cannot take a session's route");
+	CHECK(egw_ip_route_lookup(&s4, &ri) == 0 && ri.type == EGW_IP_RT_SUBSCRIBER &&
+		      ri.session == 7 && ri.len == 32,
+	      "lookup: type %u session %u /%u", ri.type, ri.session, ri.len);
+	CHECK(strcmp(egw_ip_route_type_name(EGW_IP_RT_SUBSCRIBER), "subscriber") == 0, "type name");
+
+	/* IPv6: the session's /64 */
+	memcpy(d6, p6, 16);
+	d6[7] = 0x05;
+	memset(d6 + 8, 0, 8);
+	s6 = A6(d6);
+	CHECK(egw_ip_route_session_del(&s6, 64, 0x4001) == -ENOENT, "no /64 yet");
+	CHECK(egw_ip_route_session_add(&s6, 64, 9) == 0, "session /64");
+	{
+		struct pk p = {.port = 0, .v6 = true, .ttl = 10};
+
+		memcpy(p.src6, src6, 16);
+		memcpy(p.dst6, d6, 16);
+		p.dst6[15] = 0x42;
+		fwd1(&p);
+		CHECK(res.n_sess == 1 && ndrop() == 0 && res.sess_key[0] == 9,
+		      "IPv6 to the session's /64: %u frames", res.n_sess);
+		if (res.n_sess == 1) {
+			flat(res.sess[0], ob);
+			CHECK(ob[RTE_ETHER_HDR_LEN + 7] == 9, "hop limit %u",
+			      ob[RTE_ETHER_HDR_LEN + 7]);
+		}
+		res_free();
+	}
+	/* without routing: both families in one burst, and a frame that is not IP */
+	{
+		struct pk a = {.port = 0, .dst4 = IP4(100, 96, 1, 3)};
+		struct pk b = {.port = 0, .v6 = true};
+		struct pk c = {.port = 0, .dst4 = IP4(100, 96, 9, 9)};
+		struct rte_mbuf *m[4];
+		uint32_t k[4] = {1, 1, 1, 1};
+
+		memcpy(b.src6, src6, 16);
+		memcpy(b.dst6, d6, 16);
+		b.dst6[15] = 0x42;
+		m[0] = mkp(&a);
+		m[1] = mkp(&b);
+		m[2] = mkp(&c);
+		m[3] = mkp(&a);
+		/* not IP: the version nibble of an ARP-sized frame */
+		rte_pktmbuf_mtod_offset(m[3], uint8_t *, RTE_ETHER_HDR_LEN)[0] = 0x00;
+		egw_ip_session_lookup(ctx, m, 4, k);
+		CHECK(k[0] == 0x4001 && k[1] == 9 && k[2] == EGW_IP_SESSION_NONE &&
+			      k[3] == EGW_IP_SESSION_NONE,
+		      "session lookup: %u %u %u %u", k[0], k[1], k[2], k[3]);
+		for (i = 0; i < 4; i++)
+			rte_pktmbuf_free(m[i]);
+	}
+	egw_ip_route_count(cnt);
+	CHECK(cnt[0][EGW_IP_RT_SUBSCRIBER] == before[0][EGW_IP_RT_SUBSCRIBER] + 3 &&
+		      cnt[1][EGW_IP_RT_SUBSCRIBER] == before[1][EGW_IP_RT_SUBSCRIBER] + 1,
+	      "route counts: %u IPv4, %u IPv6 subscriber routes", cnt[0][EGW_IP_RT_SUBSCRIBER],
+	      cnt[1][EGW_IP_RT_SUBSCRIBER]);
+
+	/* deleted: the pool's route again */
+	CHECK(egw_ip_route_session_del(&s4, 32, 8) == -ENOENT, "delete with another key refused");
+	for (i = 0; i < RTE_DIM(keys); i++) {
+		x = A4(IP4(100, 96, 1, 2 + i));
+		CHECK(egw_ip_route_session_del(&x, 32, keys[i]) == 0, "delete key %u", keys[i]);
+	}
+	CHECK(egw_ip_route_session_del(&s6, 64, 9) == 0, "delete the /64");
+	{
+		struct pk p = {.port = 0, .dst4 = IP4(100, 96, 1, 2)};
+
+		fwd1(&p);
+		CHECK(res.n_sess == 1 && res.sess_key[0] == EGW_IP_SESSION_NONE,
+		      "deleted session route: the pool's, key none");
+		res_free();
+	}
+	CHECK(egw_ip_route_del(&pool4, 16) == 0 && egw_ip_route_del(&pool6, 48) == 0,
+	      "pool routes deleted");
+	egw_ip_route_count(cnt);
+	CHECK(memcmp(cnt, before, sizeof(cnt)) == 0, "route counts back");
+}
 
 static void
 test_ecmp(void)
@@ -3155,9 +3302,16 @@ test_bug_flood_default(void)
 	uint32_t gw = IP4(10, 1, 0, 2);
 
 	printf("bug: ARP flood with the default neighbour table (4096)\n");
+	setup_sessions = 0;
 	if (setup(0) != 0) {
 		CHECK(false, "second set-up");
 		return;
+	}
+	{
+		struct egw_ip_addr a = A4(IP4(100, 96, 1, 2));
+
+		CHECK(egw_ip_route_session_add(&a, 32, 1) == -ENOTSUP,
+		      "no session routes without max_sessions (2-byte FIB entries)");
 	}
 	CHECK(route_via(IP4(70, 0, 0, 0), 8, &gw, 1, UINT16_MAX) == 0, "route via port 1");
 	CHECK(neigh4(1, gw, 0x12) == 0, "port 1 gateway");
@@ -3222,6 +3376,7 @@ main(int argc, char **argv)
 		return 1;
 	test_api();
 	test_fib();
+	test_session_routes();
 	test_ecmp();
 	test_ttl();
 	test_mtu();

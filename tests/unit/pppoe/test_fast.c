@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_byteorder.h>
 #include <rte_eal.h>
@@ -1812,6 +1813,151 @@ test_names(void)
 	      "cause names");
 }
 
+/* ---- the application's routes (params.route) ---------------------------- */
+
+static struct {
+	unsigned int adds, dels;
+	bool add;
+	uint16_t sid;
+	int family;
+	uint8_t addr[16];
+	uint8_t len;
+	int fail; /* returned by the next add */
+} rcb;
+
+static int
+route_rec(bool add, uint16_t sid, int family, const uint8_t *addr, uint8_t len, void *arg)
+{
+	CHECK(arg == &rcb, "route callback argument");
+	rcb.add = add;
+	rcb.sid = sid;
+	rcb.family = family;
+	memcpy(rcb.addr, addr, 16);
+	rcb.len = len;
+	if (add) {
+		int rc = rcb.fail;
+
+		rcb.fail = 0;
+		if (rc == 0)
+			rcb.adds++;
+		return rc;
+	}
+	rcb.dels++;
+	return 0;
+}
+
+static void
+encap_sid1(struct rte_mbuf *m, uint32_t sid)
+{
+	res_reset();
+	egw_pppoe_encap_sid_burst(ctx, &m, &sid, 1, &res);
+}
+
+/* With a route callback the library keeps no route table: binds and
+ * unbinds call it, egw_pppoe_encap_burst() finds nothing, and
+ * egw_pppoe_encap_sid_burst() takes the session the caller's FIB found,
+ * checking that it still has the destination. */
+static void
+test_route_callback(const struct egw_pppoe_params *base)
+{
+	static const uint8_t pfx[8] = {0x20, 0x01, 0x0d, 0xb8, 0x0a, 0, 0, 0x01};
+	struct egw_pppoe_params p = *base;
+	struct pppoe_sess *s, *t;
+	uint8_t a6[16], want[16] = {0};
+	uint16_t fl, el;
+	uint32_t be;
+
+	printf("route callback\n");
+	p.route = route_rec;
+	p.route_arg = &rcb;
+	CHECK(egw_pppoe_init(&p) == 0, "init with a route callback");
+	CHECK(egw_pppoe_port_add(0, &port_mac[0], 1500) == 0, "access port");
+	ctx = egw_pppoe_ctx_create(0, pool);
+	if (ctx == NULL) {
+		CHECK(false, "context");
+		return;
+	}
+	CHECK(pppoe_route_tab(PPPOE_NCP_IP4) == NULL && pppoe_route_tab(PPPOE_NCP_IP6) == NULL,
+	      "no route tables of the library's own");
+	s = sess_new(0, &mac_a, &untagged);
+	t = sess_new(0, &mac_b, &tags_b);
+	if (s == NULL || t == NULL)
+		return;
+	/* a refused route: the NCP is not bound */
+	rcb.fail = -EEXIST;
+	s->fp->ip4 = rte_cpu_to_be_32(IP_A);
+	CHECK(pppoe_sess_bind(s, PPPOE_NCP_IP4) == -EEXIST && s->fp->ncp == 0 &&
+		      s->state == EGW_PPPOE_S_NEGOTIATING,
+	      "route refused: not bound");
+	bind4(s, IP_A);
+	be = rte_cpu_to_be_32(IP_A);
+	memcpy(want, &be, 4);
+	CHECK(rcb.adds == 1 && rcb.add && rcb.sid == s->sid && rcb.family == AF_INET &&
+		      rcb.len == 32 && memcmp(rcb.addr, want, 16) == 0,
+	      "IPv4 route: sid %u family %d /%u", rcb.sid, rcb.family, rcb.len);
+	bind6(s, pfx);
+	memset(want, 0, sizeof(want));
+	memcpy(want, pfx, 8);
+	CHECK(rcb.adds == 2 && rcb.family == AF_INET6 && rcb.len == 64 &&
+		      memcmp(rcb.addr, want, 16) == 0,
+	      "IPv6 route: family %d /%u", rcb.family, rcb.len);
+	bind4(t, IP_B);
+
+	/* by sid: the same bytes as the route table's encapsulation */
+	fl = down4(fr, IP_A, 100, 0);
+	encap_sid1(mk1(fr, fl, 1), s->sid);
+	el = exp_encap(exp_, &mac_a, &untagged, s->sid, PPP_IP, fr + 14, (uint16_t)(fl - 14));
+	CHECK(res.n_out == 1 && res.out_port[0] == 0 && same(res.out[0], exp_, el),
+	      "encap by sid, IPv4: out %u pass %u", res.n_out, res.n_pass);
+	addr6(a6, pfx, 0x99);
+	fl = down6(fr, a6, 50);
+	encap_sid1(mk1(fr, fl, 1), s->sid);
+	el = exp_encap(exp_, &mac_a, &untagged, s->sid, PPP_IPV6, fr + 14, (uint16_t)(fl - 14));
+	CHECK(res.n_out == 1 && same(res.out[0], exp_, el), "encap by sid, IPv6");
+	/* the route table's call finds nothing: no table */
+	fl = down4(fr, IP_A, 100, 0);
+	encap1(mk1(fr, fl, 1));
+	CHECK(res.n_out == 0 && res.n_pass == 1, "egw_pppoe_encap_burst: passed");
+	/* a stale or wrong sid never sends to another subscriber */
+	encap_sid1(mk1(fr, fl, 1), t->sid);
+	CHECK(res.n_out == 0 && res.n_pass == 1, "sid of another session: passed");
+	encap_sid1(mk1(fr, fl, 1), 0);
+	CHECK(res.n_out == 0 && res.n_pass == 1, "sid 0: passed");
+	encap_sid1(mk1(fr, fl, 1), TABLE + 1);
+	CHECK(res.n_out == 0 && res.n_pass == 1, "sid past the table: passed");
+	encap_sid1(mk1(fr, fl, 1), UINT32_MAX);
+	CHECK(res.n_out == 0 && res.n_pass == 1, "sid 2^32-1: passed");
+	/* a burst of both */
+	{
+		struct rte_mbuf *m[3];
+		uint32_t sids[3] = {s->sid, t->sid, t->sid};
+
+		m[0] = mk1(fr, down4(fr, IP_A, 10, 0), 1);
+		m[1] = mk1(fr, down4(fr, IP_B, 10, 0), 1);
+		m[2] = mk1(fr, down4(fr, IP_A, 10, 0), 1);
+		res_reset();
+		egw_pppoe_encap_sid_burst(ctx, m, sids, 3, &res);
+		CHECK(res.n_out == 2 && res.n_pass == 1 && res.pass[0] == m[2],
+		      "burst: out %u pass %u", res.n_out, res.n_pass);
+	}
+	/* unbind, close: the routes go */
+	pppoe_sess_unbind(s, PPPOE_NCP_IP6);
+	CHECK(rcb.dels == 1 && !rcb.add && rcb.family == AF_INET6 && rcb.sid == s->sid,
+	      "IPv6 unbound: route deleted");
+	addr6(a6, pfx, 0x99);
+	encap_sid1(mk1(fr, down6(fr, a6, 50), 1), s->sid);
+	CHECK(res.n_out == 0 && res.n_pass == 1, "IPv6 after unbind: passed");
+	pppoe_sess_close(s, EGW_PPPOE_CAUSE_ADMIN, false);
+	CHECK(rcb.dels == 2 && rcb.family == AF_INET, "closed: IPv4 route deleted");
+	encap_sid1(mk1(fr, fl, 1), s->sid);
+	CHECK(res.n_out == 0 && res.n_pass == 1, "closed session: passed");
+	res_reset();
+	egw_pppoe_ctx_free(ctx);
+	ctx = NULL;
+	egw_pppoe_fini();
+	CHECK(rcb.dels == 3, "fini: B's route deleted (%u)", rcb.dels);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1883,6 +2029,7 @@ main(int argc, char **argv)
 
 	egw_pppoe_ctx_free(ctx);
 	egw_pppoe_fini();
+	test_route_callback(&p);
 	CHECK(rte_mempool_avail_count(pool) == NB_MBUF, "every mbuf back: %u of %u",
 	      rte_mempool_avail_count(pool), NB_MBUF);
 	printf("test_fast: %d checks, %d failures\n", checks, failures);
