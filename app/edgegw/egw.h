@@ -165,6 +165,10 @@ struct egw_burst {
 	/** set by the ESP stage while the frames it hands on are ESP packets
 	 *  it made (locally originated: no TTL decrement) */
 	uint8_t local_origin;
+	/** set by the ESP stage while the frames it hands on came out of an
+	 *  inbound SA (ICMP errors about them go back through the tunnel with
+	 *  the source the SPD allows) */
+	uint8_t from_tunnel;
 	uint32_t delivered;
 	uint32_t created; /**< see egw_qstats.created */
 	uint32_t drop[EGW_DROP_MAX];
@@ -384,6 +388,14 @@ void egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, const ui
 /* stage_ip.c */
 /** The routed IP stage: the end of the IPv4 and IPv6 chains (fwd_gateway.c). */
 void egw_ip_stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool v6);
+/* Forwarded packets about to enter an ESP tunnel: TTL / hop limit checked
+ * and decremented (routed mode; ICMP time exceeded sent back); kept[j] is
+ * the index of the j-th packet kept. Returns how many. */
+uint16_t egw_ip_stage_ttl(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, uint16_t *kept);
+/* ICMP errors lib/pppoe or lib/esp made about a packet that arrived in clear
+ * on a routed port leave with that interface's address as their source
+ * (RFC 1812 4.3.2.4); a subscriber's and a tunnel's keep theirs. */
+void egw_ip_stage_icmp_source(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n);
 /* The PPPoE session id of each frame's destination (0: none), from the FIB
  * without routing (xconnect's downstream, replies to subscribers); IPv4 and
  * IPv6 mixed, at most EGW_MAX_BURST frames. */

@@ -75,9 +75,12 @@ esp_account(struct egw_burst *b, struct egw_esp_res *res)
 	/* counted as made before any can be counted as sent (a full TX
 	 * buffer is transmitted at once) */
 	b->created += res->created + res->n_icmp;
-	/* a subscriber behind a PPPoE session gets them through it */
-	if (res->n_icmp != 0)
+	/* a subscriber behind a PPPoE session gets them through it; a sender
+	 * on a routed port gets them from that interface's address */
+	if (res->n_icmp != 0) {
+		egw_ip_stage_icmp_source(b, res->icmp, res->n_icmp);
 		egw_pppoe_stage_reply(b, res->icmp, res->n_icmp);
+	}
 	for (r = 0; r < EGW_ESP_DROP_MAX; r++)
 		b->drop[EGW_DROP_ESP_FIRST + r] += res->drop[r];
 	memset(res, 0, offsetof(struct egw_esp_res, icmp));
@@ -124,6 +127,21 @@ esp_outbound(struct egw_burst *b, struct egw_esp_stage_worker *ew, struct rte_mb
 	nprot = egw_esp_outbound_lookup(ew->ctx, pkts, n, ew->sa, res);
 	nbypass = (uint16_t)res->bypass;
 	esp_account(b, res);
+	if (nprot != 0) {
+		/* forwarded into the tunnel: the packet's own TTL goes down
+		 * first (RFC 1812 5.3.1), as routing would have done */
+		uint16_t kept[EGW_MAX_BURST], k, i;
+
+		k = egw_ip_stage_ttl(b, pkts, nprot, kept);
+		if (k != nprot) {
+			for (i = 0; i < k; i++) {
+				pkts[i] = pkts[kept[i]];
+				ew->sa[i] = ew->sa[kept[i]];
+			}
+			memmove(pkts + k, pkts + nprot, nbypass * sizeof(pkts[0]));
+			nprot = k;
+		}
+	}
 	egw_esp_ctx_set_ingress_mtu(ew->ctx, port_mtu[b->port]);
 	while (done < nprot) {
 		uint16_t k, nout;
@@ -170,7 +188,9 @@ esp_inbound(struct egw_burst *b, struct egw_esp_stage_worker *ew, struct rte_mbu
 	if (ne != 0) {
 		good = egw_esp_inbound_burst(ew->ctx, ew->esp, ne, res);
 		esp_account(b, res);
+		b->from_tunnel = 1;
 		esp_next(b, ew, ew->esp, good);
+		b->from_tunnel = 0;
 	}
 	if (nc != 0) {
 		good = egw_esp_inbound_clear(ew->ctx, pkts, nc, res);

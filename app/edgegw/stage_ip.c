@@ -126,6 +126,44 @@ egw_ip_stage_session_lookup(struct egw_burst *b, struct rte_mbuf **pkts, uint16_
 	egw_ip_session_lookup(iw->ctx, pkts, n, sids);
 }
 
+uint16_t
+egw_ip_stage_ttl(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, uint16_t *kept)
+{
+	struct egw_ip_stage_worker *iw = b->w->ip;
+	struct rte_mbuf *reply[EGW_IP_MAX_BURST];
+	struct egw_ip_res *res;
+	uint16_t i, k, nreply;
+
+	if (iw == NULL || b->local_origin || !egw_gateway_routed()) {
+		for (i = 0; i < n; i++)
+			kept[i] = i;
+		return n;
+	}
+	res = &iw->res;
+	k = egw_ip_ttl_burst(iw->ctx, b->port, pkts, n, kept, res);
+	b->created += res->created;
+	nreply = res->n_reply;
+	memcpy(reply, res->reply, nreply * sizeof(reply[0]));
+	ip_account(b, res);
+	/* time exceeded: back where the packet came from, in clear (it came
+	 * from the protected side) or inside the subscriber's session */
+	if (nreply != 0)
+		egw_pppoe_stage_reply(b, reply, nreply);
+	return k;
+}
+
+void
+egw_ip_stage_icmp_source(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	if (b->from_session || b->from_tunnel || !egw.ip || !egw_gateway_routed() ||
+	    egw.ports[b->port].role == EGW_ROLE_ACCESS)
+		return;
+	for (i = 0; i < n; i++)
+		egw_ip_icmp_set_source(pkts[i], b->port);
+}
+
 /* ---- control path ----------------------------------------------------------- */
 
 static void

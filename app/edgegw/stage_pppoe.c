@@ -180,9 +180,11 @@ egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, const uint32_
 	memcpy(icmp, res->icmp, nicmp * sizeof(icmp[0]));
 	pppoe_account(b, res);
 	/* too big for the session: back to the sender, through ESP when a
-	 * policy protects it; a subscriber's packet got its reply from the
-	 * session it came in */
+	 * policy protects it (from that interface's address when it came in
+	 * clear on a routed port); a subscriber's packet got its reply from
+	 * the session it came in */
 	if (nicmp != 0) {
+		egw_ip_stage_icmp_source(b, icmp, nicmp);
 		if (b->from_session)
 			egw_pppoe_stage_reply(b, icmp, nicmp);
 		else

@@ -411,6 +411,34 @@ void egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts
 void egw_ip_session_lookup(struct egw_ip_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 			   uint32_t keys[]);
 
+/**
+ * Data path: the TTL / hop limit step of forwarding, for packets another
+ * stage forwards without egw_ip_fwd_burst() (into an ESP tunnel: the packet
+ * is forwarded, so its own TTL goes down by one, RFC 1812 5.3.1, before it
+ * is encapsulated). IPv4 and IPv6 Ethernet frames (classified by lib/eth,
+ * l2_len set, headers in the first segment) received on port; a version
+ * that is not the ethertype's is dropped as bad_header. A packet with TTL
+ * or hop limit 0 or 1 is dropped as ttl_exceeded, with an ICMP time exceeded in res->reply
+ * (the rules and rate limit of egw_ip_fwd_burst()); the others get it
+ * decremented (IPv4 with the RFC 1624 header checksum update) and stay:
+ * kept[j] is the index in pkts[] of the j-th packet kept.
+ * @return the number kept.
+ */
+uint16_t egw_ip_ttl_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n,
+			  uint16_t kept[], struct egw_ip_res *res);
+
+/**
+ * Data path: an ICMP or ICMPv6 error another stage made (lib/pppoe's and
+ * lib/esp's too-big) leaves by port: its source becomes edgegw's address on
+ * that interface (the frame's VLAN's, else the port's first; RFC 1812
+ * 4.3.2.4), with the IPv4 header checksum or the ICMPv6 checksum updated
+ * (RFC 1624). m is an Ethernet frame, l2_len set, headers in the first
+ * segment.
+ * @return true if the source is now the interface's; false (m unchanged):
+ *   the port has no address of the family, or m is no ICMP error.
+ */
+bool egw_ip_icmp_set_source(struct rte_mbuf *m, uint16_t port);
+
 /** RFC 1624 incremental update of a 16-bit one's complement checksum (network order)
  *  when a 16-bit field changes from old to new (all network order). */
 static inline uint16_t

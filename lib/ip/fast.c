@@ -647,3 +647,50 @@ egw_ip_session_lookup(struct egw_ip_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 			keys[idx6[i]] = sess_key(nh6[i]);
 	}
 }
+
+uint16_t
+egw_ip_ttl_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n,
+		 uint16_t kept[], struct egw_ip_res *res)
+{
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, m->l2_len);
+		bool v6 = egw_eth_meta(m)->cls == EGW_ETH_CLS_IPV6;
+
+		/* the family is the ethertype's (lib/eth's class), and the
+		 * version must say the same */
+		if (unlikely((!v6 && egw_eth_meta(m)->cls != EGW_ETH_CLS_IPV4) ||
+			     m->data_len < m->l2_len + (v6 ? 40u : 20u) ||
+			     (ip[0] >> 4) != (v6 ? 6 : 4))) {
+			drop(res, m, EGW_IP_DROP_BAD_HEADER);
+			continue;
+		}
+		if (!v6) {
+			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+			uint16_t old, new_;
+
+			if (unlikely(h->time_to_live <= 1)) {
+				drop_icmp(c, res, m, false, EGW_IP_DROP_TTL_EXCEEDED,
+					  ICMP4_TIME_EXCEEDED, 0, 0, port);
+				continue;
+			}
+			/* TTL and protocol share a 16-bit word of the checksum */
+			memcpy(&old, &h->time_to_live, 2);
+			h->time_to_live--;
+			memcpy(&new_, &h->time_to_live, 2);
+			h->hdr_checksum = egw_ip_cksum_adjust(h->hdr_checksum, old, new_);
+		} else {
+			struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
+
+			if (unlikely(h->hop_limits <= 1)) {
+				drop_icmp(c, res, m, true, EGW_IP_DROP_TTL_EXCEEDED, 3, 0, 0, port);
+				continue;
+			}
+			h->hop_limits--;
+		}
+		kept[k++] = i;
+	}
+	return k;
+}

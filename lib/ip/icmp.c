@@ -275,3 +275,100 @@ ip_icmp6_error(struct rte_mempool *mp, struct rte_mbuf *m, const uint8_t src[16]
 	memcpy(ic + 2, &ck, 2);
 	return r;
 }
+
+/* Sum of 16-bit words of a 4- or 16-byte address, folded (for RFC 1624). */
+static uint32_t
+addr_sum(const uint8_t *a, unsigned int len)
+{
+	uint32_t s = 0;
+	unsigned int i;
+
+	for (i = 0; i < len; i += 2)
+		s += (uint32_t)a[i] << 8 | a[i + 1];
+	return s;
+}
+
+/* RFC 1624 eqn. 3 over a field of len bytes (network-order checksum). */
+static uint16_t
+cksum_replace(uint16_t ck, const uint8_t *old, const uint8_t *new_, unsigned int len)
+{
+	uint32_t s = (uint16_t)~rte_be_to_cpu_16(ck);
+
+	s += (uint32_t)(len / 2) * 0xffff - addr_sum(old, len);
+	s += addr_sum(new_, len);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return rte_cpu_to_be_16((uint16_t)~s);
+}
+
+/* The port's own address of a family for vlan, or its first (no fallback
+ * to another port's). */
+static bool
+port_src(uint16_t port, uint16_t vlan, bool v6, uint8_t *src)
+{
+	/* pairs with the release store in port_dp_publish() (ctl.c) */
+	const struct ip_port_dp *d = port < RTE_MAX_ETHPORTS
+					     ? __atomic_load_n(&ip_dp.port[port], __ATOMIC_ACQUIRE)
+					     : NULL;
+	unsigned int i;
+
+	if (d == NULL)
+		return false;
+	if (!v6) {
+		for (i = 0; i < d->n4; i++)
+			if (d->vlan4[i] == vlan) {
+				memcpy(src, &d->a4[i], 4);
+				return true;
+			}
+		if (d->has4)
+			memcpy(src, &d->addr4, 4);
+		return d->has4;
+	}
+	for (i = 0; i < d->n6; i++)
+		if (d->vlan6[i] == vlan) {
+			memcpy(src, d->a6[i], 16);
+			return true;
+		}
+	if (d->has6)
+		memcpy(src, d->addr6, 16);
+	return d->has6;
+}
+
+bool
+egw_ip_icmp_set_source(struct rte_mbuf *m, uint16_t port)
+{
+	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, m->l2_len), src[16];
+
+	if (m->data_len >= m->l2_len + 20u + 8u && (ip[0] >> 4) == 4 && ip[9] == IPPROTO_ICMP) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+		uint8_t type = ip[(ip[0] & 0xf) * 4u];
+
+		/* errors only (unreachable, time exceeded, parameter problem) */
+		if ((ip[0] & 0xf) < 5 || m->data_len < m->l2_len + (ip[0] & 0xf) * 4u + 8u ||
+		    (type != 3 && type != 11 && type != 12))
+			return false;
+		if (!port_src(port, ip_vlan_of(m), false, src))
+			return false;
+		/* the ICMP checksum does not cover the IP header */
+		h->hdr_checksum =
+			cksum_replace(h->hdr_checksum, (const uint8_t *)&h->src_addr, src, 4);
+		memcpy(&h->src_addr, src, 4);
+		return true;
+	}
+	if (m->data_len >= m->l2_len + 40u + 8u && (ip[0] >> 4) == 6 && ip[6] == IPPROTO_ICMPV6) {
+		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
+		uint8_t *ic = ip + 40;
+		uint16_t ck;
+
+		/* errors only (types below 128): never an echo reply's source */
+		if (ic[0] >= 128 || !port_src(port, ip_vlan_of(m), true, src))
+			return false;
+		/* the ICMPv6 checksum covers the pseudo-header's source */
+		memcpy(&ck, ic + 2, 2);
+		ck = cksum_replace(ck, h->src_addr, src, 16);
+		memcpy(ic + 2, &ck, 2);
+		memcpy(h->src_addr, src, 16);
+		return true;
+	}
+	return false;
+}

@@ -30,6 +30,9 @@
  *                   gateways (held packets go out)
  *            bit 6: first, the unresolved gateways are deleted (back to
  *                   INCOMPLETE)
+ *            bit 7: the burst takes the TTL step (egw_ip_ttl_burst()) and
+ *                   the ICMP source rewrite (egw_ip_icmp_set_source())
+ *                   instead of egw_ip_fwd_burst()
  *   byte 1   where to cut (bit 4)
  *   then     up to MAX_FRAMES frames, each a 2-byte length and the bytes
  *            from the destination MAC
@@ -526,6 +529,68 @@ burst(struct rte_mbuf **pkts, uint16_t n, uint16_t port, bool v6, unsigned int f
 		egw_ip_ctrl_input(res.ctrl[i]);
 }
 
+/* Whether an IPv4 header checksum or an ICMPv6 checksum of a frame holds
+ * (-1: neither applies). */
+static int
+sums_ok(struct rte_mbuf *m)
+{
+	static uint8_t buf[FRAME_MAX + 64];
+	const uint8_t *f = rte_pktmbuf_read(m, 0, m->pkt_len, buf), *ip;
+	unsigned int l2 = m->l2_len, hl, plen;
+
+	if (f == NULL || m->pkt_len < l2 + 40u)
+		return -1;
+	ip = f + l2;
+	if ((ip[0] >> 4) == 4) {
+		hl = (ip[0] & 0xfu) * 4u;
+		return hl >= 20 && sum16(ip, hl, 0) == 0xffff;
+	}
+	if ((ip[0] >> 4) != 6 || ip[6] != IPPROTO_ICMPV6)
+		return -1;
+	plen = be16(ip + 4);
+	if (plen > m->pkt_len - l2 - 40u)
+		return -1;
+	{
+		uint32_t ps = sum16(ip + 8, 32, 0) + plen + IPPROTO_ICMPV6;
+
+		return sum16(ip + 40, plen, ps) == 0xffff;
+	}
+}
+
+/* The TTL step another stage uses (egw_ip_ttl_burst) and the ICMP source
+ * rewrite (egw_ip_icmp_set_source): every frame kept or dropped (counted),
+ * errors well formed, a checksum that held before the rewrite holds after. */
+static void
+ttl_step(struct rte_mbuf **pkts, uint16_t n, uint16_t port, bool v6)
+{
+	uint16_t kept[MAX_FRAMES], k, i;
+	struct rte_mbuf *in[MAX_FRAMES];
+	unsigned int drops = 0, r;
+
+	memset(&res, 0, offsetof(struct egw_ip_res, out));
+	memcpy(in, pkts, n * sizeof(in[0]));
+	k = egw_ip_ttl_burst(ctx, port, pkts, n, kept, &res);
+	for (r = 0; r < EGW_IP_DROP_MAX; r++)
+		drops += res.drop[r];
+	FUZZ_ASSERT(k <= n && k + drops == n && res.n_reply == res.created,
+		    "ttl: %u in, %u kept, %u dropped, %u errors", n, k, drops, res.n_reply);
+	for (i = 0; i < k; i++) {
+		struct rte_mbuf *m = in[kept[i]];
+		int before = sums_ok(m);
+
+		FUZZ_ASSERT(i == 0 || kept[i] > kept[i - 1], "ttl: kept out of order");
+		if (egw_ip_icmp_set_source(m, port))
+			FUZZ_ASSERT(before != 1 || sums_ok(m) == 1, "set_source broke a checksum");
+		rte_pktmbuf_free(m);
+	}
+	for (i = 0; i < res.n_reply; i++) {
+		egw_ip_icmp_set_source(res.reply[i], port);
+		check_reply(res.reply[i], v6);
+		rte_pktmbuf_free(res.reply[i]);
+	}
+	res.n_reply = 0;
+}
+
 /* An ARP reply from 10.1.0.9 and an NA from 2001:db8:1::9 to port 1. */
 static void
 resolve_gateways(void)
@@ -637,7 +702,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			pkts[n++] = m;
 	}
-	if (n != 0)
+	if (n != 0 && (flags & 0x80))
+		ttl_step(pkts, n, port, v6);
+	else if (n != 0)
 		burst(pkts, n, port, v6, local_origin ? EGW_IP_F_LOCAL_ORIGIN : 0);
 	egw_ip_service();
 	egw_ip_neigh_walk(neigh_check, &nn);

@@ -360,11 +360,12 @@ def outer_header_errors(ef, sa, clear_ip, outer_family, any_id=False):
 
 
 def gateway_run(c, binary, name, tag, esp_lines, access_in, uplink_in, extra_cmds=(),
-                timeout=180, state_file=None):
-    """edgegw, gateway engine: port 0 access (rx access_in), port 1 uplink
-    (rx uplink_in), a fresh state file in the work dir, esp_lines after it.
-    Returns (rc, stdout, stderr, stats JSON or None, access_out frames,
-    uplink_out frames)."""
+                timeout=180, state_file=None, routed=False):
+    """edgegw, gateway engine (xconnect, or routed: extra_cmds then give the
+    addresses, neighbours and routes): port 0 lan (rx access_in), port 1
+    uplink (rx uplink_in), a fresh state file in the work dir, esp_lines
+    after it. Returns (rc, stdout, stderr, stats JSON or None, access_out
+    frames, uplink_out frames)."""
     a_in, u_in = c.path(tag + "_access_in.pcap"), c.path(tag + "_uplink_in.pcap")
     a_out, u_out = c.path(tag + "_access_out.pcap"), c.path(tag + "_uplink_out.pcap")
     egwtest.write_pcap(a_in, access_in)
@@ -372,7 +373,8 @@ def gateway_run(c, binary, name, tag, esp_lines, access_in, uplink_in, extra_cmd
     state = state_file or c.path(tag + ".state")
     cmd = c.path(tag + ".cmd")
     with open(cmd, "w") as f:
-        f.write("set fwd gateway xconnect\nport role 0 lan\nport role 1 uplink\nshow config\n")
+        f.write("set fwd gateway%s\nport role 0 lan\nport role 1 uplink\nshow config\n" %
+                ("" if routed else " xconnect"))
         # 'create' only for a new file: a missing one is refused otherwise
         f.write("esp state-file %s%s\n" % (state, "" if os.path.exists(state) else " create"))
         for line in esp_lines:

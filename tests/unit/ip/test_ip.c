@@ -1470,6 +1470,132 @@ check_frags(uint32_t len, uint16_t mtu, unsigned int nexp, const struct rte_ethe
 	      got == plen && memcmp(re, oip + 20, plen) == 0 ? "equal" : "different");
 }
 
+/* The TTL step for packets another stage forwards (into an ESP tunnel):
+ * egw_ip_ttl_burst(); and the source of ICMP errors other stages make:
+ * egw_ip_icmp_set_source(). */
+static void
+test_ttl_burst_icmp_source(void)
+{
+	struct pk p4 = {.port = 1, .dst4 = IP4(192, 0, 2, 1), .ttl = 64};
+	struct pk t1 = {.port = 1, .dst4 = IP4(192, 0, 2, 1), .ttl = 1};
+	struct pk h1 = {.port = 1, .v6 = true, .ttl = 1}, p6 = {.port = 1, .v6 = true, .ttl = 64};
+	static uint8_t o4[256], o6[256], e4[2048], e6[2048];
+	struct rte_mbuf *m[5], *keep[5];
+	uint16_t kept[5], k, i, el4 = 0, el6 = 0;
+
+	printf("ttl burst and ICMP sources\n");
+	res_free();
+	memset(&res, 0, sizeof(res));
+	memcpy(h1.src6, src6, 16);
+	memcpy(p6.src6, src6, 16);
+	in6(h1.dst6, 0xc, 0, 7);
+	in6(p6.dst6, 0xc, 0, 7);
+	m[0] = mkp(&p4);
+	m[1] = mkp(&t1);
+	build(o4, &t1);
+	m[2] = mkp(&h1);
+	build(o6, &h1);
+	m[3] = mkp(&p6);
+	m[4] = mkp(&p4);
+	/* IPv4's ethertype, IPv6's version: not read as IPv6 (an ICMPv6 error
+	 * behind an IPv4 ethertype) */
+	rte_pktmbuf_mtod_offset(m[4], uint8_t *, RTE_ETHER_HDR_LEN)[0] = 0x60;
+	memcpy(keep, m, sizeof(keep));
+	k = egw_ip_ttl_burst(ctx, 1, m, 5, kept, &res);
+	CHECK(k == 2 && kept[0] == 0 && kept[1] == 3, "kept %u: %u %u", k, kept[0], kept[1]);
+	CHECK(res.drop[EGW_IP_DROP_TTL_EXCEEDED] == 2 && res.drop[EGW_IP_DROP_BAD_HEADER] == 1 &&
+		      ndrop() == 3,
+	      "drops: ttl %u, header %u", res.drop[EGW_IP_DROP_TTL_EXCEEDED],
+	      res.drop[EGW_IP_DROP_BAD_HEADER]);
+	if (k == 2) {
+		uint8_t *ip = rte_pktmbuf_mtod_offset(keep[0], uint8_t *, RTE_ETHER_HDR_LEN);
+
+		CHECK(ip[8] == 63 && ip4_hdr_ok(ip), "IPv4 TTL %u, checksum", ip[8]);
+		ip = rte_pktmbuf_mtod_offset(keep[3], uint8_t *, RTE_ETHER_HDR_LEN);
+		CHECK(ip[7] == 63, "IPv6 hop limit %u", ip[7]);
+		rte_pktmbuf_free(keep[0]);
+		rte_pktmbuf_free(keep[3]);
+	}
+	CHECK(res.n_reply == 2, "%u ICMP errors", res.n_reply);
+	for (i = 0; i < res.n_reply; i++) {
+		uint8_t *r = rte_pktmbuf_mtod(res.reply[i], uint8_t *);
+
+		if (get16(r + 12) == RTE_ETHER_TYPE_IPV4) {
+			el4 = (uint16_t)flat(res.reply[i], e4);
+			check_icmp4_err(e4, el4, o4, 1, 11, 0, 0, false, "TTL 1 into a tunnel");
+		} else {
+			el6 = (uint16_t)flat(res.reply[i], e6);
+			check_icmp6_err(e6, el6, o6, 1, 3, 0, 0, "hop limit 1 into a tunnel");
+		}
+	}
+	res_free();
+	memset(&res, 0, sizeof(res));
+
+	/* another stage's errors with another source: the interface's after */
+	if (el4 != 0 && el6 != 0) {
+		struct rte_mbuf *x;
+		uint8_t *ip;
+
+		put32(e4 + RTE_ETHER_HDR_LEN + 12, IP4(100, 64, 0, 1));
+		put16(e4 + RTE_ETHER_HDR_LEN + 10, 0);
+		put16(e4 + RTE_ETHER_HDR_LEN + 10, (uint16_t)~sum16(e4 + RTE_ETHER_HDR_LEN, 20, 0));
+		x = mk(1, e4, el4);
+		CHECK(egw_ip_icmp_set_source(x, 1), "IPv4 error: source set");
+		flat(x, ob);
+		check_icmp4_err(ob, el4, o4, 1, 11, 0, 0, false, "IPv4 error, source set");
+		CHECK(!egw_ip_icmp_set_source(x, 5), "a port without an address: unchanged");
+		rte_pktmbuf_free(x);
+
+		/* an echo reply is no error: left alone */
+		x = mk(1, e4, el4);
+		ip = rte_pktmbuf_mtod_offset(x, uint8_t *, RTE_ETHER_HDR_LEN);
+		ip[20] = 0;
+		CHECK(!egw_ip_icmp_set_source(x, 1), "ICMP echo reply left alone");
+		rte_pktmbuf_free(x);
+
+		/* IPv6: the checksum covers the source */
+		in6(e6 + RTE_ETHER_HDR_LEN + 8, 0x100, 0, 1);
+		{
+			uint8_t *ic = e6 + RTE_ETHER_HDR_LEN + 40;
+
+			put16(ic + 2, 0);
+			put16(ic + 2,
+			      l4_cksum(e6 + RTE_ETHER_HDR_LEN, true, ic,
+				       (uint32_t)el6 - RTE_ETHER_HDR_LEN - 40, IPPROTO_ICMPV6));
+		}
+		x = mk(1, e6, el6);
+		CHECK(egw_ip_icmp_set_source(x, 1), "IPv6 error: source set");
+		flat(x, ob);
+		check_icmp6_err(ob, el6, o6, 1, 3, 0, 0, "IPv6 error, source set");
+		rte_pktmbuf_free(x);
+		/* random sources: the incremental ICMPv6 checksum against a sum */
+		for (i = 0; i < 2000; i++) {
+			unsigned int b;
+
+			for (b = 0; b < 16; b++)
+				e6[RTE_ETHER_HDR_LEN + 8 + b] = (uint8_t)rnd();
+			{
+				uint8_t *ic = e6 + RTE_ETHER_HDR_LEN + 40;
+
+				put16(ic + 2, 0);
+				put16(ic + 2, l4_cksum(e6 + RTE_ETHER_HDR_LEN, true, ic,
+						       (uint32_t)el6 - RTE_ETHER_HDR_LEN - 40,
+						       IPPROTO_ICMPV6));
+			}
+			x = mk(1, e6, el6);
+			egw_ip_icmp_set_source(x, 1);
+			flat(x, ob);
+			if (l4_cksum(ob + RTE_ETHER_HDR_LEN, true, ob + RTE_ETHER_HDR_LEN + 40,
+				     (uint32_t)el6 - RTE_ETHER_HDR_LEN - 40, IPPROTO_ICMPV6) != 0) {
+				CHECK(false, "ICMPv6 checksum after a source of round %u", i);
+				rte_pktmbuf_free(x);
+				break;
+			}
+			rte_pktmbuf_free(x);
+		}
+	}
+}
+
 static void
 test_mtu(void)
 {
@@ -3379,6 +3505,7 @@ main(int argc, char **argv)
 	test_session_routes();
 	test_ecmp();
 	test_ttl();
+	test_ttl_burst_icmp_source();
 	test_mtu();
 	test_icmp_rules();
 	test_martians();
