@@ -487,8 +487,9 @@ egw_ip_stage_show_config(FILE *f)
 		egw_ip_mem(&m);
 		fprintf(f,
 			"  ip: %u IPv4 and %u IPv6 prefixes, %u next hops; FIB memory %zu MiB "
-			"(IPv4) + %zu MiB (IPv6)\n",
-			m.routes4, m.routes6, m.nh, m.fib4_bytes >> 20, m.fib6_bytes >> 20);
+			"(IPv4) + %zu MiB (IPv6); IPv6 lookup %s\n",
+			m.routes4, m.routes6, m.nh, m.fib4_bytes >> 20, m.fib6_bytes >> 20,
+			m.fib6_avx512 ? "AVX-512" : "scalar");
 	}
 	rte_spinlock_unlock(&egw.ctrl_lock);
 }

@@ -333,6 +333,7 @@ unsigned int egw_ip_ctrl_counters(const char **names, uint64_t *values, unsigned
 struct egw_ip_mem {
 	unsigned int routes4, routes6, nh, neigh;
 	size_t fib4_bytes, fib6_bytes, nh_bytes;
+	bool fib6_avx512; /**< the IPv6 FIB's lookup is DPDK's AVX-512 one */
 };
 void egw_ip_mem(struct egw_ip_mem *m);
 

@@ -124,6 +124,24 @@ drop_icmp(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, bool
 
 /* ---- checks --------------------------------------------------------------- */
 
+/* The one's complement sum of a 20-byte IPv4 header (RFC 1071) is 0xffff:
+ * five 32-bit words added in 64 bits and folded, the sum being the same in
+ * either byte order and for any grouping of the 16-bit words. */
+static inline bool
+hdr20_sum_ok(const void *h)
+{
+	uint32_t w[5];
+	uint64_t s;
+
+	memcpy(w, h, sizeof(w));
+	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
 /* IPv4 header checks; trims Ethernet padding. The drop reason, or MAX. */
 static inline enum egw_ip_drop
 check4(struct rte_mbuf *m, uint32_t *dst)
@@ -145,7 +163,8 @@ check4(struct rte_mbuf *m, uint32_t *dst)
 	case RTE_MBUF_F_RX_IP_CKSUM_GOOD: break;
 	case RTE_MBUF_F_RX_IP_CKSUM_BAD: return EGW_IP_DROP_BAD_CKSUM;
 	default:
-		if (unlikely(rte_raw_cksum(ip, hl) != 0xffff))
+		if (unlikely(!(hl == sizeof(*ip) ? hdr20_sum_ok(ip)
+						 : rte_raw_cksum(ip, hl) == 0xffff)))
 			return EGW_IP_DROP_BAD_CKSUM;
 	}
 	src = rte_be_to_cpu_32(ip->src_addr);
@@ -542,6 +561,10 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 				drop(res, m, r);
 				continue;
 			}
+			/* the FIB's first-level line, while the burst is checked */
+			if (likely(ip_dp.tbl24_4 != NULL))
+				rte_prefetch0(ip_dp.tbl24_4 +
+					      ((size_t)(c->dst4[k] >> 8) << ip_dp.tbl24_4_shift));
 		} else {
 			int x = check6(m, &r);
 

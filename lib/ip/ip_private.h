@@ -126,6 +126,10 @@ struct ip_dp {
 	bool has4, has6; /* any address of that family (fallback ICMP source) */
 	rte_be32_t any4;
 	uint8_t any6[16];
+	/* DIR24_8's first level, for prefetches only (fib4_tbl24() in ctl.c):
+	 * NULL when its place could not be confirmed */
+	const uint8_t *tbl24_4;
+	uint8_t tbl24_4_shift; /* log2 of the entry size */
 	uint32_t icmp_pps, icmp_burst;
 	uint32_t punt_pps, punt_burst;
 	uint32_t local_pps, local_burst;
