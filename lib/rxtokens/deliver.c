@@ -216,6 +216,7 @@ pending_flush(struct egw_rxtok_region *r, struct rxtok_pending *pd, struct egw_r
 			rxtok_page_release(r, pd->recs[i].token);
 		__atomic_fetch_sub(&c->outstanding, pd->n, __ATOMIC_RELAXED);
 		res->drop[EGW_RXTOK_DROP_RING_FULL] += pd->pkts;
+		__atomic_fetch_add(&c->drops[EGW_RXTOK_DROP_RING_FULL], pd->pkts, __ATOMIC_RELAXED);
 		res->delivered -= pd->pkts;
 	}
 	pd->n = 0;
@@ -386,6 +387,9 @@ egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], 
 			continue;
 		}
 		res->drop[rc]++;
+		/* the consumer's own count of what it lost: a drop path, on
+		 * the line workers already write (outstanding) */
+		__atomic_fetch_add(&mt.c->drops[rc], 1, __ATOMIC_RELAXED);
 		rte_pktmbuf_free(m);
 	}
 	if (pd.c != NULL)

@@ -309,12 +309,15 @@ client_may_write(const struct egw_rxtok_shm_hdr *h, size_t i)
 static int
 memfd_of(const char *name, const void *content, size_t len, size_t size)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC);
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	FUZZ_ASSERT(fd >= 0, "memfd_create: %s", strerror(errno));
 	FUZZ_ASSERT(ftruncate(fd, (off_t)size) == 0, "ftruncate %zu: %s", size, strerror(errno));
 	if (len > 0)
 		FUZZ_ASSERT(pwrite(fd, content, len, 0) == (ssize_t)len, "pwrite");
+	/* sealed as edgegw seals them: the client refuses unsealed ones */
+	FUZZ_ASSERT(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0,
+		    "F_ADD_SEALS: %s", strerror(errno));
 	return fd;
 }
 
