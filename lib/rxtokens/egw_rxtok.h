@@ -159,6 +159,16 @@ struct rte_mempool *egw_rxtok_region_pool(struct egw_rxtok_region *r);
 int egw_rxtok_bind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue);
 
 /**
+ * Forget the binding of RX queue (port, queue) to region @p r: its frames no
+ * longer land in the region once the caller has set the queue up with
+ * another pool (forwarding stopped). Counted as bound with the descriptors
+ * it has now. The way to stop new traffic reaching the pages a detached
+ * process may still map.
+ * @return 0, -ENOENT (not bound to @p r), -EINVAL.
+ */
+int egw_rxtok_unbind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue);
+
+/**
  * Map the region for DMA by the port's device (rte_dev_dma_map()).
  * @return 0, -ENOTSUP when the device needs no mapping (vdevs), or an errno.
  */

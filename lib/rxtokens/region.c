@@ -500,6 +500,28 @@ egw_rxtok_bind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue)
 }
 
 int
+egw_rxtok_unbind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue)
+{
+	struct rte_eth_rxq_info qi;
+	uint64_t desc = EGW_RXTOK_RXQ_DESC_DEFAULT;
+
+	if (r == NULL || !r->used || port >= RTE_MAX_ETHPORTS || queue >= RTE_MAX_QUEUES_PER_PORT)
+		return -EINVAL;
+	if (rxtok.bind_tbl[port][queue] != r->id + 1)
+		return -ENOENT;
+	memset(&qi, 0, sizeof(qi));
+	if (rte_eth_dev_is_valid_port(port) && rte_eth_rx_queue_info_get(port, queue, &qi) == 0 &&
+	    qi.nb_desc != 0)
+		desc = qi.nb_desc;
+	/* workers read it with acquire; cleared while forwarding is stopped
+	 * (the caller then sets the queue up with another pool) */
+	__atomic_store_n(&rxtok.bind_tbl[port][queue], 0, __ATOMIC_RELEASE);
+	r->rxq_desc -= RTE_MIN(desc, r->rxq_desc);
+	r->n_bindings--;
+	return 0;
+}
+
+int
 egw_rxtok_region_dma_map(struct egw_rxtok_region *r, uint16_t port)
 {
 	struct rte_eth_dev_info info;

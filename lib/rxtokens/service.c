@@ -312,6 +312,21 @@ pending_drop(int i)
 	pending[i] = pending[--n_pending];
 }
 
+/* Answer and close a connection whose hello is not read: the hello (if it
+ * came) is drained first, so the peer reads the answer rather than a reset
+ * (a close with unread data resets the connection). */
+static void
+refuse_now(int fd, int status, const char *msg)
+{
+	struct egw_rxtok_hello h;
+
+	while (recv(fd, &h, sizeof(h), MSG_DONTWAIT) > 0)
+		;
+	welcome_send(fd, status, msg, NULL, 0, 0);
+	shutdown(fd, SHUT_WR);
+	close(fd);
+}
+
 /*
  * Accept without blocking, check the peer at once (SO_PEERCRED: a process
  * of no consumer's uid is closed before it takes a slot), and read hellos
@@ -338,8 +353,7 @@ accept_new(void)
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
 		    len != sizeof(cred) || !uid_has_consumer(cred.uid)) {
 			rxtok.svc.cred_refused++;
-			welcome_send(fd, -EACCES, "no consumer for this uid", NULL, 0, 0);
-			close(fd);
+			refuse_now(fd, -EACCES, "no consumer for this uid");
 			continue;
 		}
 		if (n_pending == RXTOK_PENDING_MAX) {
