@@ -1082,6 +1082,22 @@ test_isolation(void)
 	close(c2p[1]);
 }
 
+/* EGW_RXTOK_ATTACK_ONLY=memory,detach,...: run only those (default all). */
+static bool
+want(const char *name)
+{
+	const char *only = getenv("EGW_RXTOK_ATTACK_ONLY");
+	const char *p;
+	size_t n = strlen(name);
+
+	if (only == NULL || only[0] == '\0')
+		return true;
+	for (p = strstr(only, name); p != NULL; p = strstr(p + 1, name))
+		if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1120,14 +1136,22 @@ main(int argc, char **argv)
 	/* nobody must reach the socket: the peer check is the barrier */
 	chmod(sock_path, 0777);
 
-	test_memory();
-	test_detach();
-	test_errno();
-	test_admission();
-	test_common_store();
-	test_hoarder();
-	test_creds();
-	test_isolation();
+	if (want("memory"))
+		test_memory();
+	if (want("detach"))
+		test_detach();
+	if (want("errno"))
+		test_errno();
+	if (want("admission"))
+		test_admission();
+	if (want("store"))
+		test_common_store();
+	if (want("hoarder"))
+		test_hoarder();
+	if (want("creds"))
+		test_creds();
+	if (want("isolation"))
+		test_isolation();
 
 	CHECK(rte_mempool_avail_count(pool) == pool->size, "at the end the pool is full (%u/%u)",
 	      rte_mempool_avail_count(pool), pool->size);
