@@ -354,6 +354,15 @@ egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], 
 	pd.pkts = 0;
 	pd.avail = 0;
 	bound = egw_rxtok_binding(port, queue);
+	if (bound != NULL) {
+		unsigned int lc = rte_lcore_id();
+
+		/* this lcore receives into the region: pages it gives back go
+		 * to its cache (region.c); its own entry, written once */
+		if (lc < RTE_MAX_LCORE &&
+		    unlikely((rxtok_lcores[lc].rx_regions >> bound->id & 1) == 0))
+			rxtok_lcores[lc].rx_regions |= (uint16_t)(1u << bound->id);
+	}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct rxtok_match mt = {0};

@@ -557,15 +557,19 @@ egw_rxtok_binding(uint16_t port, uint16_t queue)
 	return b != 0 ? &rxtok.regions[b - 1] : NULL;
 }
 
+struct rxtok_lcore rxtok_lcores[RTE_MAX_LCORE];
+
 /*
  * A page whose only reference drops: its state goes back to FREE and its
- * mbuf into the batch, which goes to the pool's common store (the ring
- * every lcore allocates from), never to the cache of the thread giving it
- * back. That thread is the control lcore for external consumers: pages in
- * its cache would be out of reach of the workers that receive into them
- * (no worker allocates from another lcore's cache), and a hoarding
- * consumer plus a cache's worth of returned pages could leave the bound
- * queues with nothing to receive into.
+ * mbuf into the batch, which goes back where the region's receivers
+ * allocate: the pool's common store (the ring every lcore allocates from),
+ * or the giving lcore's own cache when that lcore itself receives into the
+ * region (an in-process consumer on a worker). Never to the cache of an
+ * lcore that does not receive into it: that is the control lcore for
+ * external consumers, and pages parked in its cache would be out of reach
+ * of the workers (no worker allocates from another lcore's cache), so a
+ * hoarding consumer plus a cache's worth of returned pages could leave the
+ * bound queues with nothing to receive into.
  */
 void
 rxtok_page_put(struct egw_rxtok_region *r, uint32_t token, struct rxtok_put *p)
@@ -594,10 +598,16 @@ rxtok_page_put(struct egw_rxtok_region *r, uint32_t token, struct rxtok_put *p)
 void
 rxtok_put_flush(struct egw_rxtok_region *r, struct rxtok_put *p)
 {
+	unsigned int lc = rte_lcore_id();
+
 	if (p->n == 0)
 		return;
-	/* no cache: straight to the common store, one bulk enqueue */
-	rte_mempool_generic_put(r->pool, p->objs, p->n, NULL);
+	if (lc < RTE_MAX_LCORE && (rxtok_lcores[lc].rx_regions >> r->id & 1) != 0)
+		/* this lcore receives into r: its cache, where it allocates */
+		rte_mempool_put_bulk(r->pool, p->objs, p->n);
+	else
+		/* no cache: straight to the common store, one bulk enqueue */
+		rte_mempool_generic_put(r->pool, p->objs, p->n, NULL);
 	p->n = 0;
 }
 

@@ -201,7 +201,16 @@ rxtok_page_mbuf(const struct egw_rxtok_region *r, uint32_t token)
 				   (size_t)(token - r->runs[lo].first_token) * r->mbuf_stride);
 }
 
-/* Mbufs of released pages on their way back to the pool's common store,
+/* Per lcore, written by that lcore only: the regions whose bound queues it
+ * has delivered from (bit region id). Pages it gives back of such a region
+ * go to its own mempool cache, where it allocates; any other lcore's go
+ * to the pool's common store. */
+struct rxtok_lcore {
+	uint16_t rx_regions;
+} __rte_cache_aligned;
+extern struct rxtok_lcore rxtok_lcores[RTE_MAX_LCORE];
+
+/* Mbufs of released pages on their way back to the pool,
  * one bulk enqueue per RXTOK_PUT_BULK (or per call: rxtok_put_flush()). */
 #define RXTOK_PUT_BULK 64
 struct rxtok_put {

@@ -15,8 +15,9 @@
  *    per-consumer counters say so;
  *  - admission: a quota that does not leave the bound queues their reserve
  *    (65536 on a 2048-page region) is refused;
- *  - returned pages go to the pool's common store, and a hoarder at its
- *    quota does not starve a queue that allocates only from there;
+ *  - pages returned on the control lcore go to the pool's common store (an
+ *    in-process consumer's on the receiving worker to that worker's cache),
+ *    and a hoarder at its quota does not starve the queue;
  *  - peer credentials: a process of another uid/gid cannot attach;
  *    silent connections do not delay a legitimate attach;
  *  - read isolation: a consumer of another owner cannot join a region; a
@@ -24,8 +25,9 @@
  *    other owner's payloads nor forwarded traffic, before and after it is
  *    detached, and no new traffic once its region is unbound.
  *
- * Children use only the client library and system calls (no DPDK after
- * fork). Needs free 2 MiB hugepages and root (exits 77 without).
+ * A registered thread is the worker (every delivery); the main thread is
+ * the control lcore. Children use only the client library and system calls
+ * (no DPDK after fork). Needs free 2 MiB hugepages and root (exits 77 without).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +35,7 @@
 #include <inttypes.h>
 #include <linux/falloc.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -306,14 +309,87 @@ marked(struct rte_mempool *mp, uint16_t dport, const char *mark, uint16_t plen)
 	return m;
 }
 
-/* Deliver on (port, queue); what passes is freed (forwarded). */
+/*
+ * The worker: a thread registered with EAL (an lcore id, a mempool cache of
+ * its own) that does every delivery, as edgegw's workers do, while this
+ * thread is the control lcore (service, receive and return, consumer
+ * creation and removal). Jobs run one at a time, synchronously.
+ */
+static struct {
+	void (*fn)(void *arg);
+	void *arg;
+	int state; /* 0 idle, 1 posted, 2 quit */
+	unsigned int lcore;
+	pthread_t thread;
+} wk;
+
+static void *
+worker_main(void *arg)
+{
+	RTE_SET_USED(arg);
+	if (rte_thread_register() != 0)
+		abort();
+	wk.lcore = rte_lcore_id();
+	for (;;) {
+		/* acquire pairs with the release in on_worker(): the job */
+		int st = __atomic_load_n(&wk.state, __ATOMIC_ACQUIRE);
+
+		if (st == 1) {
+			wk.fn(wk.arg);
+			/* release pairs with on_worker()'s acquire: the results */
+			__atomic_store_n(&wk.state, 0, __ATOMIC_RELEASE);
+		} else if (st == 2) {
+			break;
+		} else {
+			usleep(20);
+		}
+	}
+	rte_thread_unregister();
+	return NULL;
+}
+
+static void
+on_worker(void (*fn)(void *arg), void *arg)
+{
+	wk.fn = fn;
+	wk.arg = arg;
+	__atomic_store_n(&wk.state, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&wk.state, __ATOMIC_ACQUIRE) == 1)
+		rte_pause();
+}
+
+struct deliver_job {
+	uint16_t port, n;
+	struct rte_mbuf **pkts;
+	struct egw_rxtok_burst_res *res;
+};
+
+static void
+deliver_job(void *arg)
+{
+	struct deliver_job *j = arg;
+	uint16_t pass = t_deliver(qsbr, j->port, 0, j->pkts, j->n, j->res), i;
+
+	for (i = 0; i < pass; i++)
+		rte_pktmbuf_free(j->pkts[i]);
+}
+
+/* Deliver on (port, 0) on the worker; what passes is freed (forwarded). */
 static void
 deliver(uint16_t port, struct rte_mbuf **pkts, uint16_t n, struct egw_rxtok_burst_res *res)
 {
-	uint16_t pass = t_deliver(qsbr, port, 0, pkts, n, res), i;
+	struct deliver_job j = {.port = port, .n = n, .pkts = pkts, .res = res};
 
-	for (i = 0; i < pass; i++)
-		rte_pktmbuf_free(pkts[i]);
+	on_worker(deliver_job, &j);
+}
+
+static unsigned int
+cache_len(unsigned int lcore)
+{
+	struct rte_mempool_cache *c =
+		lcore < RTE_MAX_LCORE ? rte_mempool_default_cache(pool, lcore) : NULL;
+
+	return c != NULL ? c->len : 0;
 }
 
 static struct egw_rxtok_consumer *
@@ -649,63 +725,104 @@ test_admission(void)
 
 /* ---- 4: returned pages reach the common store ---- */
 
+struct return_job {
+	struct egw_rxtok_consumer *c;
+	struct egw_rxtok_range *rg;
+	int n, rc;
+};
+
+static void
+return_job(void *arg)
+{
+	struct return_job *j = arg;
+
+	j->rc = egw_rxtok_return(j->c, egw_rxtok_region_id(reg), j->rg, (unsigned int)j->n);
+}
+
 static void
 test_common_store(void)
 {
 	struct egw_rxtok_consumer *c = mk("atk_ret", reg, 7500, 64, 0, 0, 0);
-	struct rte_mempool_cache *cache = rte_mempool_default_cache(pool, rte_lcore_id());
-	struct egw_rxtok_burst_res res = {0};
+	unsigned int me = rte_lcore_id(), ring0, ring1, me0, me1, wk0, wk1, round;
 	struct egw_rxtok_rec recs[32];
 	struct egw_rxtok_range rg[32];
 	struct rte_mbuf *m[32];
-	unsigned int ring0, ring1, len0, len1;
 	int i, n;
 
-	printf("rxtokens attack: returned pages go to the pool's common store\n");
+	printf("rxtokens attack: returned pages go where the region's receivers allocate\n");
 	if (c == NULL)
 		return;
-	for (i = 0; i < 32; i++)
-		m[i] = marked(pool, 7500, "RETURN-TO-RING..", 100);
-	deliver(0, m, 32, &res);
-	n = egw_rxtok_recv(c, recs, 32);
-	CHECK(n == 32, "32 records (%d)", n);
-	for (i = 0; i < n; i++) {
-		rg[i].token_start = recs[i].token;
-		rg[i].token_count = 1;
+	for (round = 0; round < 2; round++) {
+		struct egw_rxtok_burst_res res = {0};
+		struct return_job j = {.c = c, .rg = rg};
+
+		for (i = 0; i < 32; i++)
+			m[i] = marked(pool, 7500, "RETURN-TO-RING..", 100);
+		deliver(0, m, 32, &res);
+		n = egw_rxtok_recv(c, recs, 32);
+		CHECK(n == 32, "32 records (%d)", n);
+		for (i = 0; i < n; i++) {
+			rg[i].token_start = recs[i].token;
+			rg[i].token_count = 1;
+		}
+		j.n = n;
+		/* one lcore here, the worker a registered thread: what is in
+		 * neither cache is in the common store */
+		me0 = cache_len(me);
+		wk0 = cache_len(wk.lcore);
+		ring0 = rte_mempool_avail_count(pool) - me0 - wk0;
+		if (round == 0)
+			j.rc = egw_rxtok_return(c, egw_rxtok_region_id(reg), rg, (unsigned int)n);
+		else
+			on_worker(return_job, &j); /* an in-process consumer on the worker */
+		me1 = cache_len(me);
+		wk1 = cache_len(wk.lcore);
+		ring1 = rte_mempool_avail_count(pool) - me1 - wk1;
+		CHECK(j.rc == n, "return them (%d)", j.rc);
+		printf("  returned on the %s: common store %u -> %u, control cache %u -> %u, "
+		       "worker cache %u -> %u\n",
+		       round == 0 ? "control lcore" : "worker", ring0, ring1, me0, me1, wk0, wk1);
+		if (round == 0)
+			CHECK(ring1 == ring0 + 32 && me1 == me0,
+			      "returned on the control lcore: the 32 pages are in the common "
+			      "store, "
+			      "none in its cache");
+		else
+			CHECK(wk1 == wk0 + 32 || (wk1 < wk0 && ring1 > ring0),
+			      "returned on the worker that receives into the region: its cache");
 	}
-	/* one lcore (-l 0): what is not in its cache is in the common store */
-	len0 = cache != NULL ? cache->len : 0;
-	ring0 = rte_mempool_avail_count(pool) - len0;
-	CHECK(egw_rxtok_return(c, egw_rxtok_region_id(reg), rg, (unsigned int)n) == n,
-	      "return them");
-	len1 = cache != NULL ? cache->len : 0;
-	ring1 = rte_mempool_avail_count(pool) - len1;
-	printf("  common store %u -> %u, this lcore's cache %u -> %u\n", ring0, ring1, len0, len1);
-	CHECK(ring1 == ring0 + 32 && len1 == len0,
-	      "the 32 pages are in the common store, none in this lcore's cache");
 	egw_rxtok_consumer_destroy(c);
 }
 
-/* A frame as a worker on another lcore receives it: its mbuf from the
- * common store only (no cache: this lcore's cache is out of its reach). */
-static struct rte_mbuf *
-worker_frame(uint16_t dport, const char *mark)
-{
-	static uint8_t buf[T_FRAME_MAX];
-	struct t_frame f = {.kind = T_UDP4, .dst4_last = 9, .dport = dport, .plen = 100};
-	struct t_layout lo = t_build(&f, buf);
-	struct rte_mbuf *m;
-	void *obj;
+/* The worker receives one frame for each flow: mbufs from the pool as an
+ * RX queue takes them (its lcore cache, then the common store). */
+struct hoard_job {
+	uint32_t nombuf;
+};
 
-	if (rte_mempool_generic_get(pool, &obj, 1, NULL) != 0)
-		return NULL;
-	m = obj;
-	rte_pktmbuf_reset(m);
-	memcpy(buf + lo.l4_off, mark, MARK_LEN);
-	memcpy(rte_pktmbuf_mtod(m, uint8_t *), buf, lo.len);
-	m->data_len = (uint16_t)lo.len;
-	m->pkt_len = lo.len;
-	return m;
+static void
+hoard_job(void *arg)
+{
+	static const uint16_t ports[2] = {7600, 7601};
+	static uint8_t buf[T_FRAME_MAX];
+	struct hoard_job *j = arg;
+	struct egw_rxtok_burst_res res = {0};
+	struct rte_mbuf *m[2];
+	uint16_t k = 0, i, pass;
+
+	for (i = 0; i < 2; i++) {
+		struct t_frame f = {.kind = T_UDP4, .dst4_last = 9, .dport = ports[i], .plen = 100};
+		struct t_layout lo = t_build(&f, buf);
+
+		m[k] = t_chain(pool, buf, lo.len, 0, 0);
+		if (m[k] == NULL)
+			j->nombuf++;
+		else
+			k++;
+	}
+	pass = t_deliver(qsbr, 0, 0, m, k, &res);
+	for (i = 0; i < pass; i++)
+		rte_pktmbuf_free(m[i]);
 }
 
 static void
@@ -723,22 +840,13 @@ test_hoarder(void)
 		return;
 	printf("  hoarder quota %" PRIu64 " (all the room) on %u pages\n", room, pool->size);
 	for (i = 0; i < 2400; i++) {
-		struct egw_rxtok_burst_res res = {0};
-		struct rte_mbuf *m[2];
-		uint16_t k = 0;
+		struct hoard_job hj = {0};
 		int n, j;
 
-		m[k] = worker_frame(7600, "HOARD-HOARD-HOAR");
-		k += m[k] != NULL;
-		m[k] = worker_frame(7601, "OTHER-GETS-ALL..");
-		if (m[k] == NULL)
-			nombuf++;
-		else
-			k++;
-		if (k == 0)
-			continue;
-		deliver(0, m, k, &res);
-		/* the hoarder reads and never gives back; the other returns */
+		on_worker(hoard_job, &hj);
+		nombuf += hj.nombuf;
+		/* the hoarder reads and never gives back; the other returns (on
+		 * this, the control lcore) */
 		while (egw_rxtok_recv(h, recs, RTE_DIM(recs)) > 0)
 			;
 		n = egw_rxtok_recv(o, recs, RTE_DIM(recs));
@@ -1128,6 +1236,8 @@ main(int argc, char **argv)
 	reg_pages = REGION_SIZE / EGW_RXTOK_PAGE_SIZE;
 	CHECK(egw_rxtok_bind(reg, 0, 0) == 0 && egw_rxtok_bind(rn, 1, 0) == 0,
 	      "bind root's region to (0, 0), nobody's to (1, 0)");
+	if (pthread_create(&wk.thread, NULL, worker_main, NULL) != 0)
+		abort();
 	snprintf(dir, sizeof(dir), "/tmp/rxh-attack.XXXXXX");
 	if (mkdtemp(dir) == NULL || chmod(dir, 0755) != 0)
 		abort();
@@ -1153,6 +1263,8 @@ main(int argc, char **argv)
 	if (want("isolation"))
 		test_isolation();
 
+	__atomic_store_n(&wk.state, 2, __ATOMIC_RELEASE);
+	pthread_join(wk.thread, NULL);
 	CHECK(rte_mempool_avail_count(pool) == pool->size, "at the end the pool is full (%u/%u)",
 	      rte_mempool_avail_count(pool), pool->size);
 	egw_rxtok_fini();
