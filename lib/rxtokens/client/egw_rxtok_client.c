@@ -493,13 +493,19 @@ detached(struct egw_rxtok_client *cl)
 	return cl->closed;
 }
 
-/* The verdict edgegw left on an earlier return, once: 0 or -errno. */
+/* The verdict edgegw left on an earlier return, once: 0 or -errno (a
+ * value that is no negative errno, -4095..-1, is -EPROTO). */
 static int
 take_status(struct egw_rxtok_client *cl)
 {
+	int32_t st;
+
 	if (__atomic_load_n(&cl->hdr->ret_status, __ATOMIC_RELAXED) == 0)
 		return 0;
-	return __atomic_exchange_n(&cl->hdr->ret_status, 0, __ATOMIC_ACQUIRE);
+	st = __atomic_exchange_n(&cl->hdr->ret_status, 0, __ATOMIC_ACQUIRE);
+	if (st == 0)
+		return 0;
+	return st >= -4095 && st < 0 ? st : -EPROTO;
 }
 
 int
