@@ -304,6 +304,27 @@ void egw_rxtok_show(FILE *f, const char *what);
 /** Write regions and consumers as a JSON object (for --stats-json). */
 void egw_rxtok_json(FILE *f);
 
+/** One consumer's counters, as show rxtokens and the JSON give them. */
+struct egw_rxtok_consumer_stats {
+	const char *name;
+	const char *region;
+	uint32_t uid, gid; /**< gid may be EGW_RXTOK_ID_ANY */
+	int external, attached, closed;
+	uint32_t quota, outstanding, held;
+	uint64_t read, returned, released, rejected, ret_failed, steered, corrupt, attaches,
+		cred_refused;
+	uint64_t drops[EGW_RXTOK_DROP_MAX]; /**< its packets dropped, by reason */
+};
+
+/**
+ * Call @p fn for every consumer with its counters, until it returns non-zero.
+ * Control thread (or under the lock that serialises it): the strings are
+ * valid during the call only.
+ * @return what the last call of @p fn returned, 0 if none.
+ */
+int egw_rxtok_consumer_walk(int (*fn)(const struct egw_rxtok_consumer_stats *st, void *arg),
+			    void *arg);
+
 /** Drop reason names, for counters. */
 const char *egw_rxtok_drop_name(unsigned int reason);
 

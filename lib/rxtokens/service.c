@@ -756,6 +756,47 @@ egw_rxtok_json(FILE *f)
 	fprintf(f, "]}");
 }
 
+int
+egw_rxtok_consumer_walk(int (*fn)(const struct egw_rxtok_consumer_stats *st, void *arg), void *arg)
+{
+	unsigned int i, k;
+	int rc = 0;
+
+	if (fn == NULL)
+		return -EINVAL;
+	for (i = 0; i < rxtok.hi && rc == 0; i++) {
+		const struct egw_rxtok_consumer *c = rxtok.consumers[i];
+		struct egw_rxtok_consumer_stats st = {0};
+
+		if (c == NULL)
+			continue;
+		st.name = c->name;
+		st.region = c->region->name;
+		st.uid = c->uid;
+		st.gid = c->gid;
+		st.external = c->external;
+		st.attached = c->sock >= 0 || (!c->external && !c->closed);
+		st.closed = c->closed;
+		st.quota = c->quota;
+		st.outstanding = __atomic_load_n(&c->outstanding, __ATOMIC_RELAXED);
+		st.held = c->held.count;
+		st.read = c->n_recv;
+		st.returned = c->n_returned;
+		st.released = c->n_released;
+		for (k = 0; k < RXTOK_REJ_MAX; k++)
+			st.rejected += c->n_reject[k];
+		st.ret_failed = c->n_ret_failed;
+		st.steered = c->n_steered;
+		st.corrupt = c->n_corrupt;
+		st.attaches = c->n_attach;
+		st.cred_refused = c->n_cred_refused;
+		for (k = 0; k < EGW_RXTOK_DROP_MAX; k++)
+			st.drops[k] = __atomic_load_n(&c->drops[k], __ATOMIC_RELAXED);
+		rc = fn(&st, arg);
+	}
+	return rc;
+}
+
 void
 egw_rxtok_fini(void)
 {

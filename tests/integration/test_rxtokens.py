@@ -36,6 +36,7 @@ without them.
 
 usage: test_rxtokens.py EDGEGW EGW-RXTOK-CONSUMER
 """
+import json
 import os
 import random
 import re
@@ -618,7 +619,7 @@ def test_hostile(c, edgegw, consumer_bin):
             "show rxtokens",
         ]) + "\n")
     e = egwtest.Running(c, "g-edgegw", edgegw, eal(pcap_ports(c, "g", in0, in1)),
-                        ["--cmdline-file", cmd, "--idle-exit", "2000", "--stats-json", js])
+                        ["--cmdline-file", cmd, "--idle-exit", "4000", "--stats-json", js])
     silent, nob, root = [], None, None
     try:
         if not c.check(egwtest.wait_for(lambda: os.path.exists(sock) or not e.alive(), 30),
@@ -663,6 +664,27 @@ def test_hostile(c, edgegw, consumer_bin):
         c.eq(rrc, 0, "hostile: rootc exit status (--verify --count)") or \
             show_consumer(c, root, "hostile")
         c.eq(nob.returncode, 0, "hostile: nob (user nobody) exit status (--verify --count)")
+        # the same counters in telemetry, while edgegw still runs
+        tel = None
+        try:
+            tel = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            tel.settimeout(5)
+            tel.connect("/var/run/dpdk/%s/dpdk_telemetry.v2" % PREFIX)
+            banner = json.loads(tel.recv(16384).decode())
+            tel.send(b"/edgegw/rxtokens")
+            tj = json.loads(tel.recv(banner.get("max_output_len", 16384)).decode())
+            tc = tj.get("/edgegw/rxtokens", {})
+            print("  telemetry /edgegw/rxtokens rootc: %s" % tc.get("rootc"))
+            c.check(tc.get("rootc", {}).get("cred_refused") == 1 and
+                    tc.get("nob", {}).get("uid") == NOBODY and
+                    "rxtok_quota" in tc.get("rootc", {}),
+                    "hostile: telemetry /edgegw/rxtokens: rootc cred_refused 1, nob uid, drops",
+                    str(tc)[:300])
+        except (OSError, ValueError) as ex:
+            c.check(False, "hostile: telemetry /edgegw/rxtokens", str(ex))
+        finally:
+            if tel is not None:
+                tel.close()
         m = RESULT_RE.search(nout or "")
         c.check(m is not None and int(m.group(2)) == len(p1s) and int(m.group(4)) == 0,
                 "hostile: nobody's consumer got its %d payloads intact" % len(p1s),
