@@ -397,12 +397,16 @@ egw_rxtok_deliver_burst(uint16_t port, uint16_t queue, struct rte_mbuf *pkts[], 
 	bound = egw_rxtok_binding(port, queue);
 	if (bound != NULL) {
 		unsigned int lc = rte_lcore_id();
+		uint16_t bit = (uint16_t)(1u << bound->id);
 
 		/* this lcore receives into the region: pages it gives back go
-		 * to its cache (region.c); its own entry, written once */
+		 * to its cache (region.c). Its own line, set once per region
+		 * (atomic: region destroy clears the bit from the control
+		 * thread) */
 		if (lc < RTE_MAX_LCORE &&
-		    unlikely((rxtok_lcores[lc].rx_regions >> bound->id & 1) == 0))
-			rxtok_lcores[lc].rx_regions |= (uint16_t)(1u << bound->id);
+		    unlikely((__atomic_load_n(&rxtok_lcores[lc].rx_regions, __ATOMIC_RELAXED) &
+			      bit) == 0))
+			__atomic_fetch_or(&rxtok_lcores[lc].rx_regions, bit, __ATOMIC_RELAXED);
 	}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];

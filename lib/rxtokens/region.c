@@ -405,10 +405,17 @@ egw_rxtok_region_pool(struct egw_rxtok_region *r)
 int
 egw_rxtok_region_destroy(struct egw_rxtok_region *r)
 {
+	unsigned int lc;
+
 	if (r == NULL || !r->used)
 		return -EINVAL;
 	if (r->n_bindings != 0 || r->n_consumers != 0)
 		return -EBUSY;
+	/* no lcore receives into it any more (no binding): forget it, so that
+	 * a region that reuses the id starts afresh */
+	for (lc = 0; lc < RTE_MAX_LCORE; lc++)
+		__atomic_fetch_and(&rxtok_lcores[lc].rx_regions, (uint16_t) ~(1u << r->id),
+				   __ATOMIC_RELAXED);
 	if (r->pool != NULL)
 		rte_mempool_free(r->pool);
 	if (r->runs != NULL)
@@ -602,7 +609,8 @@ rxtok_put_flush(struct egw_rxtok_region *r, struct rxtok_put *p)
 
 	if (p->n == 0)
 		return;
-	if (lc < RTE_MAX_LCORE && (rxtok_lcores[lc].rx_regions >> r->id & 1) != 0)
+	if (lc < RTE_MAX_LCORE &&
+	    (__atomic_load_n(&rxtok_lcores[lc].rx_regions, __ATOMIC_RELAXED) >> r->id & 1) != 0)
 		/* this lcore receives into r: its cache, where it allocates */
 		rte_mempool_put_bulk(r->pool, p->objs, p->n);
 	else
