@@ -125,10 +125,13 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "delete a region with no binding and no consumer"},
 	{"rxtokens", "rxtokens bind <region> port <N> queue <list>",
 	 "RX queues (0,1 or 0-3 or all) receive into the region (forwarding must be stopped)"},
+	{"rxtokens", "rxtokens unbind <region> port <N> queue <list>",
+	 "RX queues receive into the port's own pool again (forwarding must be stopped)"},
 	{"rxtokens",
 	 "rxtokens consumer add <name> region <r> match udp-dport <p> | dst <addr> | pppoe-session "
-	 "<id> [quota <N>] [dump <file>]",
-	 "deliver a flow's payloads; external (a process attaches) unless dump"},
+	 "<id> [quota <N>] [uid <U>] [gid <G>|any] [dump <file>]",
+	 "deliver a flow's payloads; external (a process of uid/gid, default edgegw's, attaches) "
+	 "unless dump; quotas must fit the region"},
 	{"rxtokens", "rxtokens consumer del <name>",
 	 "remove a consumer; every token it holds is released"},
 	{"rxtokens", "rxtokens listen <unix-socket-path>",

@@ -4,8 +4,9 @@
  *   rxtokens region add <name> size <bytes>[K|M|G] [pagesize 2M|1G]
  *   rxtokens region del <name>
  *   rxtokens bind <region> port <N> queue <list>
+ *   rxtokens unbind <region> port <N> queue <list>
  *   rxtokens consumer add <name> region <r> match udp-dport <P> | dst <addr> |
- *            pppoe-session <id> [quota <N>] [dump <file>]
+ *            pppoe-session <id> [quota <N>] [uid <U>] [gid <G>|any] [dump <file>]
  *   rxtokens consumer del <name>
  *   rxtokens listen <unix-socket-path>
  *   rxtokens wait <consumer> [<seconds>]
@@ -17,6 +18,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmdline_parse.h>
 #include <cmdline_parse_string.h>
@@ -261,9 +263,75 @@ bind_queues(struct rxt_args *a)
 		egw_cli_fail("rxtokens bind: %s", err);
 		return;
 	}
-	for (i = 0; i < nq; i++)
-		egw_rxtok_bind(r, port, q[i]);
+	for (i = 0; i < nq; i++) {
+		rc = egw_rxtok_bind(r, port, q[i]);
+		if (rc < 0) {
+			uint16_t bad = q[i];
+
+			/* put the queues back on the port's pool, forget the others */
+			while (i-- > 0)
+				egw_rxtok_unbind(r, port, q[i]);
+			egw_port_rxq_set_pool(port, q, nq,
+					      egw_socket_pool((unsigned int)egw.ports[port].socket),
+					      err, sizeof(err));
+			egw_cli_fail("rxtokens bind: region %s, port %u queue %u: %s", a->w[1],
+				     port, bad,
+				     rc == -ENOSPC
+					     ? "its descriptors do not fit the pages the "
+					       "consumers' quotas leave (show rxtokens regions)"
+					     : rte_strerror(-rc));
+			return;
+		}
+	}
 	printf("rxtokens: region %s bound to port %u, %u queue(s)\n", a->w[1], port, nq);
+}
+
+/* rxtokens unbind <region> port <N> queue <list>: the queues receive into
+ * the port's own pool again, so no new frame lands in the region (a
+ * detached consumer process may still map it). */
+static void
+unbind_queues(struct rxt_args *a)
+{
+	uint16_t port, q[EGW_MAX_RXQ], nq, i;
+	struct egw_rxtok_region *r;
+	char err[256];
+
+	if (a->n != 6 || strcmp(a->w[2], "port") != 0 || strcmp(a->w[4], "queue") != 0) {
+		egw_cli_fail("usage: rxtokens unbind <region> port <N> queue <list>");
+		return;
+	}
+	r = egw_rxtok_region_find(a->w[1]);
+	if (r == NULL) {
+		egw_cli_fail("rxtokens unbind: no region '%s'", a->w[1]);
+		return;
+	}
+	if (egw_port_parse(a->w[3], &port, err, sizeof(err)) < 0) {
+		egw_cli_fail("rxtokens unbind: %s", err);
+		return;
+	}
+	if (parse_queues(a->w[5], port, q, &nq) < 0) {
+		egw_cli_fail("rxtokens unbind: queue list '%s': queues of port %u are 0..%u",
+			     a->w[5], port, egw.ports[port].nb_rxq - 1);
+		return;
+	}
+	for (i = 0; i < nq; i++) {
+		if (egw_rxtok_binding(port, q[i]) != r) {
+			egw_cli_fail("rxtokens unbind: port %u queue %u is not bound to region %s",
+				     port, q[i], a->w[1]);
+			return;
+		}
+	}
+	if (running("rxtokens unbind"))
+		return;
+	if (egw_port_rxq_set_pool(port, q, nq,
+				  egw_socket_pool((unsigned int)egw.ports[port].socket), err,
+				  sizeof(err)) < 0) {
+		egw_cli_fail("rxtokens unbind: %s", err);
+		return;
+	}
+	for (i = 0; i < nq; i++)
+		egw_rxtok_unbind(r, port, q[i]);
+	printf("rxtokens: region %s unbound from port %u, %u queue(s)\n", a->w[1], port, nq);
 }
 
 static void
@@ -274,12 +342,17 @@ consumer_add(struct rxt_args *a)
 	uint64_t v;
 	int i;
 
-	/* rxtokens consumer add <name> region <r> match <kind> <value> [quota N] [dump F] */
+	/* rxtokens consumer add <name> region <r> match <kind> <value> [quota N] [uid U]
+	 * [gid G|any] [dump F] */
 	if (a->n < 7 || strcmp(a->w[3], "region") != 0 || strcmp(a->w[5], "match") != 0) {
 		egw_cli_fail("usage: rxtokens consumer add <name> region <r> match udp-dport <p> | "
-			     "dst <addr> | pppoe-session <id> [quota <N>] [dump <file>]");
+			     "dst <addr> | pppoe-session <id> [quota <N>] [uid <U>] [gid <G>|any] "
+			     "[dump <file>]");
 		return;
 	}
+	/* only edgegw's own user and group, unless told otherwise */
+	conf.uid = (uint32_t)geteuid();
+	conf.gid = (uint32_t)getegid();
 	conf.name = a->w[2];
 	conf.region = egw_rxtok_region_find(a->w[4]);
 	if (conf.region == NULL) {
@@ -335,20 +408,61 @@ consumer_add(struct rxt_args *a)
 				return;
 			}
 			conf.quota = (uint32_t)v;
+		} else if (strcmp(a->w[i], "uid") == 0) {
+			if (egw_parse_u64(a->w[i + 1], 0, UINT32_MAX - 1, &v) < 0) {
+				egw_cli_fail("rxtokens consumer add: uid '%s': 0..%u", a->w[i + 1],
+					     UINT32_MAX - 1);
+				return;
+			}
+			conf.uid = (uint32_t)v;
+		} else if (strcmp(a->w[i], "gid") == 0) {
+			if (strcmp(a->w[i + 1], "any") == 0) {
+				conf.gid = EGW_RXTOK_ID_ANY;
+			} else if (egw_parse_u64(a->w[i + 1], 0, UINT32_MAX - 1, &v) < 0) {
+				egw_cli_fail("rxtokens consumer add: gid '%s': 0..%u or any",
+					     a->w[i + 1], UINT32_MAX - 1);
+				return;
+			} else {
+				conf.gid = (uint32_t)v;
+			}
 		} else if (strcmp(a->w[i], "dump") == 0) {
 			conf.dump = a->w[i + 1];
 			conf.external = 0;
 		} else {
-			egw_cli_fail("rxtokens consumer add: unknown '%s' (quota, dump)", a->w[i]);
+			egw_cli_fail("rxtokens consumer add: unknown '%s' (quota, uid, gid, dump)",
+				     a->w[i]);
 			return;
 		}
 	}
+	if (conf.dump != NULL &&
+	    (conf.uid != (uint32_t)geteuid() || conf.gid != (uint32_t)getegid())) {
+		egw_cli_fail("rxtokens consumer add: a dump consumer is edgegw itself: no uid/gid");
+		return;
+	}
 	c = egw_rxtok_consumer_create(&conf);
 	if (c == NULL) {
-		egw_cli_fail("rxtokens consumer add %s: %s%s", conf.name, rte_strerror(rte_errno),
-			     rte_errno == EEXIST
-				     ? " (name or flow already taken: show rxtokens consumers)"
-				     : "");
+		int err = rte_errno;
+		uint32_t ou = 0, og = 0;
+		uint64_t room = egw_rxtok_region_quota_room(conf.region);
+
+		if (err == EDQUOT)
+			egw_cli_fail(
+				"rxtokens consumer add %s: quota %u does not fit region %s: "
+				"%" PRIu64 " tokens of quota left (pages less the bound queues' "
+				"reserve of %" PRIu64 " and the other consumers' quotas)",
+				conf.name,
+				conf.quota != 0 ? conf.quota : (unsigned int)EGW_RXTOK_DEF_QUOTA,
+				a->w[4], room, egw_rxtok_region_reserve(conf.region));
+		else if (err == EACCES && egw_rxtok_region_owner(conf.region, &ou, &og))
+			egw_cli_fail("rxtokens consumer add %s: region %s belongs to uid %u gid %d "
+				     "(a region is one trust domain: use another region)",
+				     conf.name, a->w[4], ou, (int)og);
+		else
+			egw_cli_fail(
+				"rxtokens consumer add %s: %s%s", conf.name, rte_strerror(err),
+				err == EEXIST
+					? " (name or flow already taken: show rxtokens consumers)"
+					: "");
 		return;
 	}
 	printf("rxtokens: consumer %s on region %s (%s)\n", conf.name, a->w[4],
@@ -450,6 +564,8 @@ rxtokens_run(struct rxt_res *res)
 		region_del(&a);
 	else if (strcmp(a.w[0], "bind") == 0)
 		bind_queues(&a);
+	else if (strcmp(a.w[0], "unbind") == 0)
+		unbind_queues(&a);
 	else if (a.n >= 2 && strcmp(a.w[0], "consumer") == 0 && strcmp(a.w[1], "add") == 0)
 		consumer_add(&a);
 	else if (a.n >= 2 && strcmp(a.w[0], "consumer") == 0 && strcmp(a.w[1], "del") == 0)
@@ -459,8 +575,8 @@ rxtokens_run(struct rxt_res *res)
 	else if (strcmp(a.w[0], "wait") == 0)
 		wait_cmd(&a);
 	else
-		egw_cli_fail("rxtokens: unknown '%s' (region add|del, bind, consumer add|del, "
-			     "listen, wait)",
+		egw_cli_fail("rxtokens: unknown '%s' (region add|del, bind, unbind, consumer "
+			     "add|del, listen, wait)",
 			     a.w[0]);
 }
 
@@ -501,7 +617,8 @@ static cmdline_parse_token_string_t t_word = TOKEN_STRING_INITIALIZER(struct rxt
 
 cmdline_parse_inst_t egw_cli_rxtok = {
 	.f = cmd_rxtokens,
-	.help_str = "rxtokens region|bind|consumer|listen ...: zero-copy delivery (help rxtokens)",
+	.help_str = "rxtokens region|bind|unbind|consumer|listen ...: zero-copy delivery (help "
+		    "rxtokens)",
 	.tokens = {(void *)&t_rxtokens0, (void *)&t_rest, NULL},
 };
 

@@ -9,6 +9,8 @@
  *                        by state
  *   /edgegw/ip           IP routing: data-path counters, drops by reason,
  *                        ARP/ND counters, route counts, neighbours
+ *   /edgegw/rxtokens     rxtokens consumers: state, tokens, returns,
+ *                        rejections, credentials, drops by reason
  *   /edgegw/pppoe/sessions[,<first-id>]
  *                        up to TEL_SESSIONS sessions from that id on, and
  *                        the id to ask for next (0: no more)
@@ -21,6 +23,7 @@
 
 #include <rte_telemetry.h>
 
+#include "egw_rxtok.h"
 #include "fwd.h"
 
 static void
@@ -312,6 +315,54 @@ tel_pppoe_sessions(const char *cmd __rte_unused, const char *params, struct rte_
 	return 0;
 }
 
+static int
+tel_rxtok_consumer(const struct egw_rxtok_consumer_stats *st, void *arg)
+{
+	struct rte_tel_data *d = arg, *c = rte_tel_data_alloc();
+	unsigned int r;
+
+	if (c == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(c);
+	rte_tel_data_add_dict_string(c, "region", st->region);
+	rte_tel_data_add_dict_string(c, "state",
+				     st->closed      ? "closed"
+				     : !st->external ? "in-process"
+				     : st->attached  ? "attached"
+						     : "detached");
+	rte_tel_data_add_dict_u64(c, "uid", st->uid);
+	rte_tel_data_add_dict_int(c, "gid", (int)st->gid);
+	rte_tel_data_add_dict_u64(c, "quota", st->quota);
+	rte_tel_data_add_dict_u64(c, "outstanding", st->outstanding);
+	rte_tel_data_add_dict_u64(c, "held", st->held);
+	rte_tel_data_add_dict_u64(c, "read", st->read);
+	rte_tel_data_add_dict_u64(c, "returned", st->returned);
+	rte_tel_data_add_dict_u64(c, "released", st->released);
+	rte_tel_data_add_dict_u64(c, "rejected", st->rejected);
+	rte_tel_data_add_dict_u64(c, "ret_failed", st->ret_failed);
+	rte_tel_data_add_dict_u64(c, "steered", st->steered);
+	rte_tel_data_add_dict_u64(c, "corrupt", st->corrupt);
+	rte_tel_data_add_dict_u64(c, "attaches", st->attaches);
+	rte_tel_data_add_dict_u64(c, "cred_refused", st->cred_refused);
+	for (r = 0; r < EGW_RXTOK_DROP_MAX; r++)
+		rte_tel_data_add_dict_u64(c, egw_rxtok_drop_name(r), st->drops[r]);
+	rte_tel_data_add_dict_container(d, st->name, c, 0);
+	return 0;
+}
+
+static int
+tel_rxtokens(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	int rc;
+
+	rte_tel_data_start_dict(d);
+	/* the control thread owns the consumers: take its lock */
+	rte_spinlock_lock(&egw.ctrl_lock);
+	rc = egw_rxtok_consumer_walk(tel_rxtok_consumer, d);
+	rte_spinlock_unlock(&egw.ctrl_lock);
+	return rc;
+}
+
 int
 egw_telemetry_init(void)
 {
@@ -336,6 +387,10 @@ egw_telemetry_init(void)
 		"/edgegw/ip", tel_ip,
 		"IP routing: data-path counters, drops by reason, ARP/ND counters, routes, next "
 		"hops, neighbours. Takes no parameters");
+	rc |= rte_telemetry_register_cmd(
+		"/edgegw/rxtokens", tel_rxtokens,
+		"rxtokens consumers: state, tokens, returns, rejections, credentials, drops by "
+		"reason. Takes no parameters");
 	rc |= rte_telemetry_register_cmd(
 		"/edgegw/pppoe/sessions", tel_pppoe_sessions,
 		"PPPoE sessions by id, 24 at most, and the id to ask for next (0: no more). "

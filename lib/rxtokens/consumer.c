@@ -4,6 +4,7 @@
  * hold, receive and return with the ownership rule, release on close.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -113,7 +114,7 @@ struct egw_rxtok_consumer *
 egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 {
 	struct egw_rxtok_consumer *c;
-	uint32_t quota, idx, rsize;
+	uint32_t quota, idx, rsize, uid, gid;
 	struct rxtok_dst_key k;
 	size_t ring_bytes;
 	char rname[RTE_RING_NAMESIZE];
@@ -145,6 +146,28 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 	}
 	idx = (uint32_t)i;
 	quota = conf->quota != 0 ? conf->quota : EGW_RXTOK_DEF_QUOTA;
+	/* in-process consumers are edgegw itself */
+	uid = conf->external ? conf->uid : (uint32_t)geteuid();
+	gid = conf->external ? conf->gid : (uint32_t)getegid();
+	/* a region is one trust domain: every consumer that can map it reads
+	 * every page of it, so they must all be one owner's */
+	if (conf->region->owned &&
+	    (conf->region->owner_uid != uid || conf->region->owner_gid != gid)) {
+		RXTOK_LOG(ERR,
+			  "consumer %s: region %s belongs to uid %u gid %d, not uid %u gid %d\n",
+			  conf->name, conf->region->name, conf->region->owner_uid,
+			  (int)conf->region->owner_gid, uid, (int)gid);
+		rte_errno = EACCES;
+		return NULL;
+	}
+	/* admission control: the quotas leave the bound queues their reserve */
+	if (quota > egw_rxtok_region_quota_room(conf->region)) {
+		RXTOK_LOG(ERR, "consumer %s: quota %u does not fit region %s (room %" PRIu64 ")\n",
+			  conf->name, quota, conf->region->name,
+			  egw_rxtok_region_quota_room(conf->region));
+		rte_errno = EDQUOT;
+		return NULL;
+	}
 
 	/* one allocation: the consumer and its holdings table behind it */
 	c = rxtok_zmalloc("egw_rxtok_consumer", sizeof(*c) + holdings_bytes(quota));
@@ -172,6 +195,8 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 	c->region = conf->region;
 	c->external = conf->external != 0;
 	c->attached = c->external ? 0 : 1;
+	c->uid = uid;
+	c->gid = gid;
 	c->match = conf->match;
 	c->udp_dport = conf->udp_dport;
 	c->pppoe_session = conf->pppoe_session;
@@ -221,6 +246,13 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 		break;
 	}
 	c->region->n_consumers++;
+	c->region->quota_sum += quota;
+	if (!c->region->owned) {
+		/* kept until the region goes: its mappings may outlive consumers */
+		c->region->owned = true;
+		c->region->owner_uid = uid;
+		c->region->owner_gid = gid;
+	}
 	if (idx >= rxtok.hi)
 		rxtok.hi = idx + 1;
 	__atomic_add_fetch(&rxtok.n_consumers, 1, __ATOMIC_RELEASE);
@@ -242,16 +274,19 @@ rxtok_release_all(struct egw_rxtok_consumer *c)
 {
 	struct egw_rxtok_rec recs[64];
 	uint32_t released = 0, i;
+	struct rxtok_put put;
 	unsigned int n;
 
+	put.n = 0;
 	while ((n = rte_ring_sc_dequeue_burst_elem(c->ring, recs, sizeof(recs[0]), RTE_DIM(recs),
 						   NULL)) != 0) {
 		for (i = 0; i < n; i++)
-			rxtok_page_release(c->region, recs[i].token);
+			rxtok_page_put(c->region, recs[i].token, &put);
 		released += n;
 	}
 	for (i = 0; i < c->held.count; i++)
-		rxtok_page_release(c->region, c->held.tok[i]);
+		rxtok_page_put(c->region, c->held.tok[i], &put);
+	rxtok_put_flush(c->region, &put);
 	released += c->held.count;
 	c->held.count = 0;
 	c->n_released += released;
@@ -312,6 +347,7 @@ egw_rxtok_consumer_destroy(struct egw_rxtok_consumer *c)
 	while (rxtok.hi > 0 && rxtok.consumers[rxtok.hi - 1] == NULL)
 		rxtok.hi--;
 	c->region->n_consumers--;
+	c->region->quota_sum -= c->quota;
 	consumer_free(c);
 	return 0;
 }
@@ -344,6 +380,7 @@ rxtok_return(struct egw_rxtok_consumer *c, uint32_t region, const struct egw_rxt
 	     unsigned int n)
 {
 	uint32_t total = 0, r, t;
+	struct rxtok_put put;
 	unsigned int i;
 
 	if (c->region->id != region) {
@@ -381,11 +418,14 @@ rxtok_return(struct egw_rxtok_consumer *c, uint32_t region, const struct egw_rxt
 			return -ENOENT;
 		}
 	}
+	put.n = 0;
 	for (i = 0; i < n; i++) {
 		for (t = 0; t < ranges[i].token_count; t++)
-			rxtok_page_release(c->region, ranges[i].token_start + t);
+			rxtok_page_put(c->region, ranges[i].token_start + t, &put);
 		total += ranges[i].token_count;
 	}
+	/* the call's mbufs go back in one enqueue (one per RXTOK_PUT_BULK) */
+	rxtok_put_flush(c->region, &put);
 	c->n_returned += total;
 	__atomic_sub_fetch(&c->outstanding, total, __ATOMIC_RELEASE);
 	return (int)total;

@@ -54,6 +54,16 @@ extern "C" {
 struct egw_rxtok_region;
 struct egw_rxtok_consumer;
 
+/** A consumer's gid that accepts a process of any group of its uid. */
+#define EGW_RXTOK_ID_ANY UINT32_MAX
+
+/** RX descriptors counted for a bound queue whose PMD does not report its
+ *  ring size (rte_eth_rx_queue_info_get()). */
+#define EGW_RXTOK_RXQ_DESC_DEFAULT 256
+
+/** Pages counted per lcore for what it may hold in bursts (in flight). */
+#define EGW_RXTOK_LCORE_BURST_PAGES 64
+
 /** Why a worker did not deliver a matching packet. */
 enum egw_rxtok_drop {
 	EGW_RXTOK_DROP_QUOTA = 0,  /**< consumer at its quota (backpressure) */
@@ -118,6 +128,14 @@ uint32_t egw_rxtok_region_id(const struct egw_rxtok_region *r);
  */
 const uint8_t *egw_rxtok_region_page(const struct egw_rxtok_region *r, uint32_t token);
 
+/**
+ * The trust domain of a region: the uid and gid of its first consumer,
+ * kept until the region is destroyed (a process that once mapped the region
+ * may keep its mapping).
+ * @return 1 and the owner, or 0 if the region never had a consumer.
+ */
+int egw_rxtok_region_owner(const struct egw_rxtok_region *r, uint32_t *uid, uint32_t *gid);
+
 /** Region name. */
 const char *egw_rxtok_region_name(const struct egw_rxtok_region *r);
 
@@ -131,15 +149,47 @@ struct rte_mempool *egw_rxtok_region_pool(struct egw_rxtok_region *r);
 /**
  * Record that RX queue (port, queue) is bound to region @p r (the caller has
  * set the queue up with egw_rxtok_region_pool()). Forwarding must be stopped.
- * @return 0, -EBUSY (the queue already has a binding), -EINVAL.
+ * The queue's descriptors (rte_eth_rx_queue_info_get(), or
+ * EGW_RXTOK_RXQ_DESC_DEFAULT when the PMD does not report them) join the
+ * region's receive reserve (egw_rxtok_region_quota_room()).
+ * @return 0, -EBUSY (the queue already has a binding), -ENOSPC (the
+ *   quotas of the region's consumers would leave the bound queues too few
+ *   pages with this queue's reserve), -EINVAL.
  */
 int egw_rxtok_bind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue);
+
+/**
+ * Forget the binding of RX queue (port, queue) to region @p r: its frames no
+ * longer land in the region once the caller has set the queue up with
+ * another pool (forwarding stopped). Counted as bound with the descriptors
+ * it has now. The way to stop new traffic reaching the pages a detached
+ * process may still map.
+ * @return 0, -ENOENT (not bound to @p r), -EINVAL.
+ */
+int egw_rxtok_unbind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue);
 
 /**
  * Map the region for DMA by the port's device (rte_dev_dma_map()).
  * @return 0, -ENOTSUP when the device needs no mapping (vdevs), or an errno.
  */
 int egw_rxtok_region_dma_map(struct egw_rxtok_region *r, uint16_t port);
+
+/**
+ * Pages of the region the bound queues keep to receive into: the
+ * descriptors of every bound queue, plus per EAL lcore the mempool cache's
+ * flush threshold (1.5 x its size: what one lcore's cache may keep) and
+ * EGW_RXTOK_LCORE_BURST_PAGES (what it holds in bursts).
+ */
+uint64_t egw_rxtok_region_reserve(const struct egw_rxtok_region *r);
+
+/**
+ * Admission control: tokens that more consumers of the region may still be
+ * given as quota. The sum of the quotas of a region's consumers never
+ * exceeds its pages less egw_rxtok_region_reserve(), so consumers that
+ * hold their whole quota still leave the bound queues their reserve.
+ * @return pages - reserve - sum of quotas (0 if none left).
+ */
+uint64_t egw_rxtok_region_quota_room(const struct egw_rxtok_region *r);
 
 /** Region bound to (port, queue), or NULL. */
 struct egw_rxtok_region *egw_rxtok_binding(uint16_t port, uint16_t queue);
@@ -154,7 +204,13 @@ struct egw_rxtok_consumer_conf {
 	uint16_t pppoe_session; /**< EGW_RXTOK_MATCH_PPPOE */
 	uint8_t dst[16];        /**< DST4 (first 4 bytes) or DST6, network order */
 	int external;           /**< fed to a process attaching by socket */
-	const char *dump;       /**< in-process consumer served by egw_rxtok_service():
+	/** external: the process must have this uid (SO_PEERCRED); the
+	 *  region's consumers must all have the same uid and gid (a region is
+	 *  one trust domain). In-process consumers: edgegw's own. 0 (a zeroed
+	 *  conf): root only. */
+	uint32_t uid;
+	uint32_t gid;     /**< the process's gid, or EGW_RXTOK_ID_ANY */
+	const char *dump; /**< in-process consumer served by egw_rxtok_service():
 					     each payload appended to this file as a 4-byte
 					     big-endian length and the bytes; NULL: none */
 };
@@ -162,8 +218,11 @@ struct egw_rxtok_consumer_conf {
 /**
  * Create a consumer and publish its flow match.
  * @return the consumer, or NULL with rte_errno: EINVAL, EEXIST (name or
- *   flow taken: the message names the other consumer), ENOSPC, ENOMEM,
- *   ENOTCONN (region NULL: no binding).
+ *   flow taken: the message names the other consumer), ENOSPC (no consumer
+ *   slot), EDQUOT (the quota does not fit the region's quota room:
+ *   egw_rxtok_region_quota_room()), EACCES (the region belongs to another
+ *   uid/gid: egw_rxtok_region_owner()), ENOMEM, ENOTCONN (region NULL: no
+ *   binding).
  */
 struct egw_rxtok_consumer *egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf);
 
@@ -244,6 +303,27 @@ void egw_rxtok_show(FILE *f, const char *what);
 
 /** Write regions and consumers as a JSON object (for --stats-json). */
 void egw_rxtok_json(FILE *f);
+
+/** One consumer's counters, as show rxtokens and the JSON give them. */
+struct egw_rxtok_consumer_stats {
+	const char *name;
+	const char *region;
+	uint32_t uid, gid; /**< gid may be EGW_RXTOK_ID_ANY */
+	int external, attached, closed;
+	uint32_t quota, outstanding, held;
+	uint64_t read, returned, released, rejected, ret_failed, steered, corrupt, attaches,
+		cred_refused;
+	uint64_t drops[EGW_RXTOK_DROP_MAX]; /**< its packets dropped, by reason */
+};
+
+/**
+ * Call @p fn for every consumer with its counters, until it returns non-zero.
+ * Control thread (or under the lock that serialises it): the strings are
+ * valid during the call only.
+ * @return what the last call of @p fn returned, 0 if none.
+ */
+int egw_rxtok_consumer_walk(int (*fn)(const struct egw_rxtok_consumer_stats *st, void *arg),
+			    void *arg);
 
 /** Drop reason names, for counters. */
 const char *egw_rxtok_drop_name(unsigned int reason);

@@ -67,10 +67,14 @@ struct egw_rxtok_ret {
 };
 
 #define EGW_RXTOK_SHM_MAGIC UINT64_C(0x314b4f5452574745) /* "EGWRTOK1" */
-#define EGW_RXTOK_ABI_VERSION 2
+#define EGW_RXTOK_ABI_VERSION 3
 
 /** The consumer's flow was steered to a queue of another binding. */
 #define EGW_RXTOK_SHM_F_STEERED 0x1
+/** edgegw detached the consumer (consumer del, a corrupt ring, shutdown):
+ *  set before any token it held is released; never cleared. Records read
+ *  after it is set are not the consumer's any more. */
+#define EGW_RXTOK_SHM_F_DETACHED 0x2
 
 /**
  * Head of the shared memory of one attached consumer. The record ring
@@ -94,12 +98,19 @@ struct egw_rxtok_shm_hdr {
 	uint32_t ret_ring_size; /**< entries of the return ring, a power of two */
 	uint32_t quota;         /**< most tokens outstanding at once */
 	uint32_t max_ranges;    /**< EGW_RXTOK_MAX_RANGES */
-	uint32_t flags;         /**< EGW_RXTOK_SHM_F_*, set by edgegw, cleared by the consumer */
+	uint32_t flags;         /**< EGW_RXTOK_SHM_F_*, set by edgegw, STEERED cleared by the
+				 *   consumer */
 	uint32_t reserved;
+	/* second line: the verdicts on returned ranges, written by edgegw */
+	uint32_t ret_done;   /**< return-ring entries taken and judged (wraps) */
+	int32_t ret_status;  /**< 0, or the negative errno of a rejected entry since the
+			      *   consumer last cleared it (it exchanges it for 0) */
+	uint64_t ret_failed; /**< return-ring entries rejected, in all */
+	uint8_t pad[48];
 };
 
 #ifndef __cplusplus
-_Static_assert(sizeof(struct egw_rxtok_shm_hdr) == 64, "shared header is one cache line");
+_Static_assert(sizeof(struct egw_rxtok_shm_hdr) == 128, "shared header is two cache lines");
 #endif
 
 /** Socket protocol (SOCK_SEQPACKET): the consumer's first message. */

@@ -7,6 +7,7 @@
 #define ALLOW_EXPERIMENTAL_API
 #include <errno.h>
 #include <inttypes.h>
+#include <fcntl.h>
 #include <linux/memfd.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +22,10 @@
 RTE_LOG_REGISTER_DEFAULT(egw_rxtok_logtype, INFO);
 
 struct rxtok_state rxtok = {.listen_fd = -1};
+
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010 /* Linux 5.1 */
+#endif
 
 #ifndef MFD_HUGE_1GB
 #define MFD_HUGE_1GB (30u << MFD_HUGE_SHIFT)
@@ -133,6 +138,44 @@ egw_rxtok_region_name(const struct egw_rxtok_region *r)
 	return r->name;
 }
 
+int
+rxtok_check_seals(int fd, unsigned int want)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (seals < 0)
+		return -errno;
+	return ((unsigned int)seals & want) == want ? 0 : -EPERM;
+}
+
+/*
+ * Seal the region once edgegw's own writable mapping exists: no size change
+ * (a consumer's ftruncate or fallocate would make edgegw's next access
+ * SIGBUS, or free pages a NIC still writes), no new writable mapping and no
+ * write(2) or hole punch by anyone (F_SEAL_FUTURE_WRITE: the existing
+ * mapping stays writable, so the NIC and edgegw keep working; a reopen of
+ * the descriptor through /proc, read-write and by any user, still gets a
+ * read-only file), and no seal removed or added later (F_SEAL_SEAL). The
+ * seals belong to the inode, so they hold for every descriptor of it.
+ * hugetlbfs takes all four (checked here: a kernel that refuses one fails
+ * the region, closed).
+ */
+int
+rxtok_seal_region(int fd)
+{
+	const unsigned int want = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL;
+
+	if (fcntl(fd, F_ADD_SEALS, want) != 0) {
+		rte_errno = errno;
+		return -1;
+	}
+	if (rxtok_check_seals(fd, want) != 0) {
+		rte_errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
 struct egw_rxtok_region *
 egw_rxtok_region_create(const char *name, uint64_t size, uint64_t hugepage_size)
 {
@@ -163,7 +206,9 @@ egw_rxtok_region_create(const char *name, uint64_t size, uint64_t hugepage_size)
 		rte_errno = ENOSPC;
 		return NULL;
 	}
-	flags = MFD_CLOEXEC | MFD_HUGETLB |
+	/* sealable: the seals are what keeps a consumer from resizing or
+	 * writing the region (see rxtok_seal_region()) */
+	flags = MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB |
 		(hugepage_size == RTE_PGSIZE_2M ? MFD_HUGE_2MB : MFD_HUGE_1GB);
 	fd = memfd_create(name, flags);
 	if (fd < 0) {
@@ -182,6 +227,12 @@ egw_rxtok_region_create(const char *name, uint64_t size, uint64_t hugepage_size)
 		return NULL;
 	}
 	/* hugetlb reserves the pages at mmap(): too few hugepages fail here */
+	if (rxtok_seal_region(fd) != 0) {
+		RXTOK_LOG(ERR, "region %s: cannot seal the memfd: %s\n", name, strerror(rte_errno));
+		munmap(base, size);
+		close(fd);
+		return NULL;
+	}
 	/* one IOVA per hugepage: with IOVA as PA the pages are not contiguous */
 	n_huge = size / hugepage_size;
 	iova = malloc(sizeof(*iova) * n_huge);
@@ -354,10 +405,17 @@ egw_rxtok_region_pool(struct egw_rxtok_region *r)
 int
 egw_rxtok_region_destroy(struct egw_rxtok_region *r)
 {
+	unsigned int lc;
+
 	if (r == NULL || !r->used)
 		return -EINVAL;
 	if (r->n_bindings != 0 || r->n_consumers != 0)
 		return -EBUSY;
+	/* no lcore receives into it any more (no binding): forget it, so that
+	 * a region that reuses the id starts afresh */
+	for (lc = 0; lc < RTE_MAX_LCORE; lc++)
+		__atomic_fetch_and(&rxtok_lcores[lc].rx_regions, (uint16_t) ~(1u << r->id),
+				   __ATOMIC_RELAXED);
 	if (r->pool != NULL)
 		rte_mempool_free(r->pool);
 	if (r->runs != NULL)
@@ -370,16 +428,103 @@ egw_rxtok_region_destroy(struct egw_rxtok_region *r)
 	return 0;
 }
 
+/* The region's pool cache size (egw_rxtok_region_pool()). */
+static unsigned int
+pool_cache_size(const struct egw_rxtok_region *r)
+{
+	return r->n_pages >= 1024 ? 256 : 0;
+}
+
+static uint64_t
+reserve_of(const struct egw_rxtok_region *r, uint64_t rxq_desc)
+{
+	/* what each lcore's cache may keep: rte_mempool's flush threshold */
+	uint64_t per_lcore = pool_cache_size(r) * 3 / 2 + EGW_RXTOK_LCORE_BURST_PAGES;
+
+	return rxq_desc + (uint64_t)rte_lcore_count() * per_lcore;
+}
+
+uint64_t
+egw_rxtok_region_reserve(const struct egw_rxtok_region *r)
+{
+	if (r == NULL || !r->used)
+		return 0;
+	return reserve_of(r, r->rxq_desc);
+}
+
+uint64_t
+egw_rxtok_region_quota_room(const struct egw_rxtok_region *r)
+{
+	uint64_t res;
+
+	if (r == NULL || !r->used)
+		return 0;
+	res = reserve_of(r, r->rxq_desc) + r->quota_sum;
+	return res < r->n_pages ? r->n_pages - res : 0;
+}
+
+int
+egw_rxtok_region_owner(const struct egw_rxtok_region *r, uint32_t *uid, uint32_t *gid)
+{
+	if (r == NULL || !r->used || !r->owned)
+		return 0;
+	if (uid != NULL)
+		*uid = r->owner_uid;
+	if (gid != NULL)
+		*gid = r->owner_gid;
+	return 1;
+}
+
 int
 egw_rxtok_bind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue)
 {
+	struct rte_eth_rxq_info qi;
+	uint64_t desc = EGW_RXTOK_RXQ_DESC_DEFAULT;
+
 	if (r == NULL || !r->used || port >= RTE_MAX_ETHPORTS || queue >= RTE_MAX_QUEUES_PER_PORT)
 		return -EINVAL;
 	if (rxtok.bind_tbl[port][queue] != 0)
 		return -EBUSY;
+	memset(&qi, 0, sizeof(qi));
+	if (rte_eth_dev_is_valid_port(port) && rte_eth_rx_queue_info_get(port, queue, &qi) == 0 &&
+	    qi.nb_desc != 0)
+		desc = qi.nb_desc;
+	/* admission control holds for bindings too: a queue's descriptors
+	 * come out of the pages the consumers' quotas leave */
+	if (reserve_of(r, r->rxq_desc + desc) + r->quota_sum > r->n_pages) {
+		RXTOK_LOG(ERR,
+			  "region %s: binding port %u queue %u (%" PRIu64
+			  " descriptors) leaves too few pages for the quotas (%" PRIu64
+			  " of %u pages)\n",
+			  r->name, port, queue, desc, r->quota_sum, r->n_pages);
+		return -ENOSPC;
+	}
+	r->rxq_desc += desc;
 	/* workers read it with acquire; set while forwarding is stopped */
 	__atomic_store_n(&rxtok.bind_tbl[port][queue], (uint8_t)(r->id + 1), __ATOMIC_RELEASE);
 	r->n_bindings++;
+	return 0;
+}
+
+int
+egw_rxtok_unbind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue)
+{
+	struct rte_eth_rxq_info qi;
+	uint64_t desc = EGW_RXTOK_RXQ_DESC_DEFAULT;
+
+	if (r == NULL || !r->used || port >= RTE_MAX_ETHPORTS || queue >= RTE_MAX_QUEUES_PER_PORT)
+		return -EINVAL;
+	if (rxtok.bind_tbl[port][queue] != r->id + 1)
+		return -ENOENT;
+	memset(&qi, 0, sizeof(qi));
+	if (rte_eth_dev_is_valid_port(port) && rte_eth_rx_queue_info_get(port, queue, &qi) == 0 &&
+	    qi.nb_desc != 0)
+		desc = qi.nb_desc;
+	/* workers read it with acquire; cleared while forwarding is stopped
+	 * (the caller then sets the queue up with another pool) */
+	__atomic_store_n(&rxtok.bind_tbl[port][queue], 0, __ATOMIC_RELEASE);
+	r->rxq_desc -= RTE_MIN(desc, r->rxq_desc);
+	r->n_bindings--;
 	return 0;
 }
 
@@ -419,12 +564,26 @@ egw_rxtok_binding(uint16_t port, uint16_t queue)
 	return b != 0 ? &rxtok.regions[b - 1] : NULL;
 }
 
+struct rxtok_lcore rxtok_lcores[RTE_MAX_LCORE];
+
+/*
+ * A page whose only reference drops: its state goes back to FREE and its
+ * mbuf into the batch, which goes back where the region's receivers
+ * allocate: the pool's common store (the ring every lcore allocates from),
+ * or the giving lcore's own cache when that lcore itself receives into the
+ * region (an in-process consumer on a worker). Never to the cache of an
+ * lcore that does not receive into it: that is the control lcore for
+ * external consumers, and pages parked in its cache would be out of reach
+ * of the workers (no worker allocates from another lcore's cache), so a
+ * hoarding consumer plus a cache's worth of returned pages could leave the
+ * bound queues with nothing to receive into.
+ */
 void
-rxtok_page_release(struct egw_rxtok_region *r, uint32_t token)
+rxtok_page_put(struct egw_rxtok_region *r, uint32_t token, struct rxtok_put *p)
 {
 	/* the page's only reference (one record per page): the thread giving
-	 * it back is the one that held it, and the pool's put publishes the
-	 * mbuf to its next user */
+	 * it back is the one that held it, and the pool's enqueue publishes
+	 * the mbuf to its next user */
 	__atomic_store_n(&r->state[token], RXTOK_PAGE_FREE, __ATOMIC_RELAXED);
 	struct rte_mbuf *m = rxtok_page_mbuf(r, token);
 
@@ -432,9 +591,39 @@ rxtok_page_release(struct egw_rxtok_region *r, uint32_t token)
 	 * would leave it (one segment, next NULL: set at delivery) and its
 	 * pinned buffer's refcount was never taken; only another holder of
 	 * the mbuf itself (refcnt > 1: a capture, a mirror) needs the generic
-	 * free, which leaves the page to the last of them */
-	if (likely(rte_mbuf_refcnt_read(m) == 1))
-		rte_mbuf_raw_free(m);
+	 * path, which leaves the page to the last of them */
+	if (unlikely(rte_mbuf_refcnt_read(m) != 1)) {
+		m = rte_pktmbuf_prefree_seg(m);
+		if (m == NULL)
+			return;
+	}
+	p->objs[p->n++] = m;
+	if (p->n == RTE_DIM(p->objs))
+		rxtok_put_flush(r, p);
+}
+
+void
+rxtok_put_flush(struct egw_rxtok_region *r, struct rxtok_put *p)
+{
+	unsigned int lc = rte_lcore_id();
+
+	if (p->n == 0)
+		return;
+	if (lc < RTE_MAX_LCORE &&
+	    (__atomic_load_n(&rxtok_lcores[lc].rx_regions, __ATOMIC_RELAXED) >> r->id & 1) != 0)
+		/* this lcore receives into r: its cache, where it allocates */
+		rte_mempool_put_bulk(r->pool, p->objs, p->n);
 	else
-		rte_pktmbuf_free_seg(m);
+		/* no cache: straight to the common store, one bulk enqueue */
+		rte_mempool_generic_put(r->pool, p->objs, p->n, NULL);
+	p->n = 0;
+}
+
+void
+rxtok_page_release(struct egw_rxtok_region *r, uint32_t token)
+{
+	struct rxtok_put p = {.n = 0};
+
+	rxtok_page_put(r, token, &p);
+	rxtok_put_flush(r, &p);
 }

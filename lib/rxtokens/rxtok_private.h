@@ -54,6 +54,11 @@ struct egw_rxtok_region {
 	struct rte_mempool *pool;
 	uint32_t n_bindings;
 	uint32_t n_consumers;
+	uint64_t rxq_desc;  /**< descriptors of the bound queues */
+	uint64_t quota_sum; /**< quotas of the region's consumers */
+	bool owned;         /**< owner_uid/gid set by the first consumer */
+	uint32_t owner_uid;
+	uint32_t owner_gid;
 };
 
 #define RXTOK_PAGE_FREE 0u
@@ -85,6 +90,7 @@ struct egw_rxtok_consumer {
 	uint32_t quota;
 	int external;
 	int attached;          /**< external: a process is attached (atomic) */
+	uint32_t uid, gid;     /**< who may attach (gid may be EGW_RXTOK_ID_ANY) */
 	struct rte_ring *ring; /**< records, MP (workers) / SC (owner) */
 	enum egw_rxtok_match match;
 	uint16_t udp_dport;
@@ -95,6 +101,7 @@ struct egw_rxtok_consumer {
 	/* written by workers (atomics), on a line of their own */
 	uint32_t outstanding __rte_cache_aligned; /**< tokens delivered, not yet released */
 	uint32_t steered;                         /**< flow seen on another binding */
+	uint64_t drops[EGW_RXTOK_DROP_MAX];       /**< packets of its flow dropped, by reason */
 
 	/* owner thread only */
 	struct rxtok_holdings held __rte_cache_aligned;
@@ -116,6 +123,9 @@ struct egw_rxtok_consumer {
 	struct egw_rxtok_shring_view xrec; /**< edgegw produces */
 	struct egw_rxtok_shring_view xret; /**< edgegw consumes */
 	uint64_t n_corrupt;                /**< attachments ended for insane ring indices */
+	uint32_t n_ret_done;               /**< return-ring entries judged (shm ret_done) */
+	uint64_t n_ret_failed;             /**< return-ring entries rejected */
+	uint64_t n_cred_refused;           /**< attaches refused: wrong uid/gid */
 
 	/* in-process dump consumer (owner thread) */
 	FILE *dump;
@@ -151,6 +161,12 @@ struct rxtok_state {
 	uint64_t malloc_overhead; /**< bytes rte_malloc adds to each allocation */
 	uint64_t bookkeeping;     /**< bytes allocated for bookkeeping */
 	uint64_t rej_notconn;     /**< token calls without a consumer/binding */
+	struct {
+		uint64_t accepted;     /**< connections given a pending slot */
+		uint64_t cred_refused; /**< refused for their uid/gid (SO_PEERCRED) */
+		uint64_t evicted;      /**< pending slots taken back for a newcomer */
+		uint64_t timeouts;     /**< silent past RXTOK_HELLO_TIMEOUT_MS */
+	} svc;                         /**< listening socket, control thread only */
 };
 
 struct rxtok_dst_key {
@@ -185,7 +201,29 @@ rxtok_page_mbuf(const struct egw_rxtok_region *r, uint32_t token)
 				   (size_t)(token - r->runs[lo].first_token) * r->mbuf_stride);
 }
 
+/* Per lcore, written by that lcore only: the regions whose bound queues it
+ * has delivered from (bit region id). Pages it gives back of such a region
+ * go to its own mempool cache, where it allocates; any other lcore's go
+ * to the pool's common store. */
+struct rxtok_lcore {
+	uint16_t rx_regions;
+} __rte_cache_aligned;
+extern struct rxtok_lcore rxtok_lcores[RTE_MAX_LCORE];
+
+/* Mbufs of released pages on their way back to the pool,
+ * one bulk enqueue per RXTOK_PUT_BULK (or per call: rxtok_put_flush()). */
+#define RXTOK_PUT_BULK 64
+struct rxtok_put {
+	unsigned int n;
+	void *objs[RXTOK_PUT_BULK];
+};
+
+void rxtok_page_put(struct egw_rxtok_region *r, uint32_t token, struct rxtok_put *p);
+void rxtok_put_flush(struct egw_rxtok_region *r, struct rxtok_put *p);
 void rxtok_page_release(struct egw_rxtok_region *r, uint32_t token);
+
+int rxtok_seal_region(int fd);
+int rxtok_check_seals(int fd, unsigned int want);
 
 int rxtok_holdings_insert(struct egw_rxtok_consumer *c, uint32_t token);
 bool rxtok_holdings_remove(struct egw_rxtok_consumer *c, uint32_t token);

@@ -25,13 +25,25 @@
 #include "rxtok_private.h"
 
 #define RXTOK_RET_RING_SIZE 256
-#define RXTOK_PENDING_MAX 16
 #define RXTOK_SVC_BURST 64
+/* Connections accepted, hello not yet read: a slot each. When the table is
+ * full the oldest goes (counted), so silent peers can delay a hello by one
+ * service pass at most, not by their timeout. */
+#define RXTOK_PENDING_MAX 64
+/* Connections accepted per service pass. */
+#define RXTOK_ACCEPT_BURST 64
+/* How long a connection may stay silent before its hello (ms). */
+#define RXTOK_HELLO_TIMEOUT_MS 500
+
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
 
 /* Connections that have not said hello yet. */
 static struct {
 	int fd;
 	uint64_t deadline;
+	struct ucred cred;
 } pending[RXTOK_PENDING_MAX];
 static int n_pending;
 static int epfd = -1;
@@ -89,10 +101,13 @@ shm_create(struct egw_rxtok_consumer *c)
 	size = RTE_ALIGN_CEIL(hdr_sz + rec_sz + ret_sz, 4096);
 	if (size > UINT32_MAX)
 		return -E2BIG;
-	fd = memfd_create("egw_rxtok_shm", MFD_CLOEXEC);
+	fd = memfd_create("egw_rxtok_shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)size) != 0) {
+	/* the consumer maps it read-write, but must not resize it: a shrink
+	 * would make edgegw's next access SIGBUS */
+	if (ftruncate(fd, (off_t)size) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
 		int e = errno;
 
 		close(fd);
@@ -124,11 +139,28 @@ shm_create(struct egw_rxtok_consumer *c)
 	c->shm = h;
 	c->shm_size = size;
 	c->shm_fd = fd;
+	c->n_ret_done = 0;
 	return 0;
 }
 
+/* Is some external consumer for this uid? A peer of no consumer's uid is
+ * refused at accept, before it can take a pending slot. */
+static bool
+uid_has_consumer(uid_t uid)
+{
+	unsigned int i;
+
+	for (i = 0; i < rxtok.hi; i++) {
+		const struct egw_rxtok_consumer *c = rxtok.consumers[i];
+
+		if (c != NULL && c->external && !c->closed && c->uid == (uint32_t)uid)
+			return true;
+	}
+	return false;
+}
+
 static void
-attach(int fd)
+attach(int fd, const struct ucred *cred)
 {
 	struct egw_rxtok_hello hello;
 	struct egw_rxtok_consumer *c;
@@ -154,6 +186,15 @@ attach(int fd)
 		rc = -EPERM;
 		snprintf(msg, sizeof(msg), "consumer '%s' is not an external consumer",
 			 hello.consumer);
+	} else if ((uint32_t)cred->uid != c->uid ||
+		   (c->gid != EGW_RXTOK_ID_ANY && (uint32_t)cred->gid != c->gid)) {
+		/* SO_PEERCRED: the kernel's word, not the peer's */
+		rc = -EACCES;
+		c->n_cred_refused++;
+		rxtok.svc.cred_refused++;
+		snprintf(msg, sizeof(msg), "consumer '%s' is for uid %u gid %d, not uid %u gid %u",
+			 hello.consumer, c->uid, (int)c->gid, (unsigned int)cred->uid,
+			 (unsigned int)cred->gid);
 	} else if (c->sock >= 0) {
 		rc = -EBUSY;
 		snprintf(msg, sizeof(msg), "consumer '%s' already has a process attached",
@@ -161,13 +202,24 @@ attach(int fd)
 	} else if ((rc = shm_create(c)) < 0) {
 		snprintf(msg, sizeof(msg), "shared memory: %s", strerror(-rc));
 	}
+	if (rc == 0 &&
+	    rxtok_check_seals(c->region->memfd, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE |
+							F_SEAL_SEAL) != 0) {
+		/* never hand out a region a consumer could resize or write */
+		rc = -EPERM;
+		snprintf(msg, sizeof(msg), "region %s is not sealed", c->region->name);
+		munmap(c->shm, c->shm_size);
+		close(c->shm_fd);
+		c->shm = NULL;
+	}
 	if (rc < 0) {
+		RXTOK_LOG(WARNING, "attach refused: %s\n", msg);
 		welcome_send(fd, rc, msg, NULL, 0, 0);
 		close(fd);
 		return;
 	}
-	/* a read-only descriptor of the region: the consumer cannot map it
-	 * writable */
+	/* a read-only descriptor of the region; the seals keep any other
+	 * descriptor of it (a reopen through /proc) from writing it too */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", c->region->memfd);
 	rofd = open(path, O_RDONLY | O_CLOEXEC);
 	if (rofd < 0) {
@@ -201,6 +253,10 @@ rxtok_detach(struct egw_rxtok_consumer *c)
 {
 	if (c->sock < 0)
 		return;
+	/* the client sees the detach before any record whose page is
+	 * released below (it checks the flag after taking records: seq_cst
+	 * store here, acquire fence there) */
+	__atomic_fetch_or(&c->shm->flags, EGW_RXTOK_SHM_F_DETACHED, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&c->attached, 0, __ATOMIC_RELEASE);
 	/* no worker is still delivering to c once the grace period ends */
 	rte_rcu_qsbr_synchronize(rxtok.qsbr, RTE_QSBR_THRID_INVALID);
@@ -235,7 +291,8 @@ egw_rxtok_listen(const char *path)
 	 * bind() fails with EADDRINUSE */
 	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
 		unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 16) != 0) {
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    listen(fd, RXTOK_PENDING_MAX) != 0) {
 		int err = errno;
 
 		close(fd);
@@ -248,33 +305,93 @@ egw_rxtok_listen(const char *path)
 	return 0;
 }
 
+static void
+pending_drop(int i)
+{
+	close(pending[i].fd);
+	pending[i] = pending[--n_pending];
+}
+
+/* Answer and close a connection whose hello is not read: the hello (if it
+ * came) is drained first, so the peer reads the answer rather than a reset
+ * (a close with unread data resets the connection). */
+static void
+refuse_now(int fd, int status, const char *msg)
+{
+	struct egw_rxtok_hello h;
+
+	while (recv(fd, &h, sizeof(h), MSG_DONTWAIT) > 0)
+		;
+	welcome_send(fd, status, msg, NULL, 0, 0);
+	shutdown(fd, SHUT_WR);
+	close(fd);
+}
+
+/*
+ * Accept without blocking, check the peer at once (SO_PEERCRED: a process
+ * of no consumer's uid is closed before it takes a slot), and read hellos
+ * that arrived. A silent peer keeps a slot for RXTOK_HELLO_TIMEOUT_MS at
+ * most, and a full table gives its oldest slot to the newcomer: a peer that
+ * says hello is served in the pass that accepts it, whatever others do.
+ */
 static unsigned int
 accept_new(void)
 {
 	uint64_t now = rte_get_tsc_cycles();
-	unsigned int work = 0;
+	unsigned int work = 0, k;
 	int i, fd;
 
-	while (n_pending < RXTOK_PENDING_MAX &&
-	       (fd = accept4(rxtok.listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
-		pending[n_pending].fd = fd;
-		pending[n_pending].deadline = now + 2 * rte_get_tsc_hz();
-		n_pending++;
+	for (k = 0; k < RXTOK_ACCEPT_BURST; k++) {
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		int oldest = 0;
+
+		fd = accept4(rxtok.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			break;
 		work++;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+		    len != sizeof(cred) || !uid_has_consumer(cred.uid)) {
+			rxtok.svc.cred_refused++;
+			refuse_now(fd, -EACCES, "no consumer for this uid");
+			continue;
+		}
+		if (n_pending == RXTOK_PENDING_MAX) {
+			for (i = 1; i < n_pending; i++)
+				if (pending[i].deadline < pending[oldest].deadline)
+					oldest = i;
+			rxtok.svc.evicted++;
+			pending_drop(oldest);
+		}
+		pending[n_pending].fd = fd;
+		pending[n_pending].deadline =
+			now + rte_get_tsc_hz() * RXTOK_HELLO_TIMEOUT_MS / 1000;
+		pending[n_pending].cred = cred;
+		n_pending++;
+		rxtok.svc.accepted++;
 	}
 	for (i = 0; i < n_pending;) {
 		char b;
 		ssize_t n = recv(pending[i].fd, &b, 1, MSG_DONTWAIT | MSG_PEEK);
 
 		if (n > 0) {
-			attach(pending[i].fd);
-		} else if ((n < 0 && errno == EAGAIN) && now < pending[i].deadline) {
+			struct ucred cred = pending[i].cred;
+
+			fd = pending[i].fd;
+			pending[i] = pending[--n_pending];
+			attach(fd, &cred);
+			work++;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
+		    now < pending[i].deadline) {
 			i++;
 			continue;
-		} else {
-			close(pending[i].fd); /* closed, error, or silent too long */
 		}
-		pending[i] = pending[--n_pending];
+		/* closed, error, or silent too long */
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			rxtok.svc.timeouts++;
+		pending_drop(i);
 		work++;
 	}
 	return work;
@@ -299,10 +416,21 @@ take_returns(struct egw_rxtok_consumer *c)
 			struct egw_rxtok_range r = {rets[i].token_start, rets[i].token_count};
 
 			/* each entry is one call: a bad one is rejected and
-			 * counted, the others go through */
-			rxtok_return(c, rets[i].region, &r, 1);
+			 * counted, the others go through; its -errno goes to
+			 * the consumer in the shared header */
+			int rc = rxtok_return(c, rets[i].region, &r, 1);
+
+			if (rc < 0) {
+				c->n_ret_failed++;
+				c->shm->ret_failed = c->n_ret_failed;
+				__atomic_store_n(&c->shm->ret_status, rc, __ATOMIC_RELAXED);
+			}
 		}
 		total += (unsigned int)n;
+		c->n_ret_done += (uint32_t)n;
+		/* release: the client that sees ret_done cover its entries
+		 * sees their verdicts (acquire in egw_rxtok_client_sync()) */
+		__atomic_store_n(&c->shm->ret_done, c->n_ret_done, __ATOMIC_RELEASE);
 	} while (n == (int)RTE_DIM(rets) && total < c->xret.size);
 	return (int)total;
 }
@@ -502,6 +630,11 @@ egw_rxtok_show(FILE *f, const char *what)
 			if (r->pool != NULL)
 				fprintf(f, " pool %u/%u free", rte_mempool_avail_count(r->pool),
 					r->pool->size);
+			fprintf(f, " quotas %" PRIu64 " reserve %" PRIu64 " room %" PRIu64,
+				r->quota_sum, egw_rxtok_region_reserve(r),
+				egw_rxtok_region_quota_room(r));
+			if (r->owned)
+				fprintf(f, " owner %u:%d", r->owner_uid, (int)r->owner_gid);
 			fprintf(f, "\n");
 		}
 		fprintf(f, "  bookkeeping: %" PRIu64 " bytes\n", egw_rxtok_bookkeeping_bytes());
@@ -531,7 +664,8 @@ egw_rxtok_show(FILE *f, const char *what)
 			fprintf(f,
 				"  %-16s region %s match %s quota %u %s%s outstanding %u held %u "
 				"read %" PRIu64 " returned %" PRIu64 " released %" PRIu64
-				" rejected %" PRIu64 " steered %" PRIu64 " corrupt %" PRIu64 "\n",
+				" rejected %" PRIu64 " steered %" PRIu64 " corrupt %" PRIu64
+				" uid %u gid %d cred-refused %" PRIu64 " drops",
 				c->name, c->region->name, match_str(c, m, sizeof(m)), c->quota,
 				c->closed ? "closed"
 				: c->external
@@ -540,10 +674,19 @@ egw_rxtok_show(FILE *f, const char *what)
 				c->dump != NULL ? " dump" : "",
 				__atomic_load_n(&c->outstanding, __ATOMIC_RELAXED), c->held.count,
 				c->n_recv, c->n_returned, c->n_released, rej, c->n_steered,
-				c->n_corrupt);
+				c->n_corrupt, c->uid, (int)c->gid, c->n_cred_refused);
+			for (k = 0; k < EGW_RXTOK_DROP_MAX; k++)
+				fprintf(f, " %s %" PRIu64, egw_rxtok_drop_name(k) + 6,
+					__atomic_load_n(&c->drops[k], __ATOMIC_RELAXED));
+			fprintf(f, "\n");
 		}
 		fprintf(f, "  token calls without a consumer: %" PRIu64 "\n",
 			__atomic_load_n(&rxtok.rej_notconn, __ATOMIC_RELAXED));
+		fprintf(f,
+			"  connections: accepted %" PRIu64 " cred-refused %" PRIu64
+			" evicted %" PRIu64 " hello-timeouts %" PRIu64 " pending %d\n",
+			rxtok.svc.accepted, rxtok.svc.cred_refused, rxtok.svc.evicted,
+			rxtok.svc.timeouts, n_pending);
 	}
 }
 
@@ -557,9 +700,11 @@ egw_rxtok_json(FILE *f)
 
 	fprintf(f,
 		"{\"bookkeeping_bytes\": %" PRIu64 ", \"calls_without_consumer\": %" PRIu64
-		", \"regions\": [",
+		", \"connections\": {\"accepted\": %" PRIu64 ", \"cred_refused\": %" PRIu64
+		", \"evicted\": %" PRIu64 ", \"hello_timeouts\": %" PRIu64 "}, \"regions\": [",
 		egw_rxtok_bookkeeping_bytes(),
-		__atomic_load_n(&rxtok.rej_notconn, __ATOMIC_RELAXED));
+		__atomic_load_n(&rxtok.rej_notconn, __ATOMIC_RELAXED), rxtok.svc.accepted,
+		rxtok.svc.cred_refused, rxtok.svc.evicted, rxtok.svc.timeouts);
 	for (i = 0; i < EGW_RXTOK_MAX_REGIONS; i++) {
 		const struct egw_rxtok_region *r = &rxtok.regions[i];
 
@@ -568,10 +713,13 @@ egw_rxtok_json(FILE *f)
 		fprintf(f,
 			"%s{\"name\": \"%s\", \"id\": %u, \"size\": %" PRIu64
 			", \"pages\": %u, \"pool_size\": %u, \"pool_free\": %u, \"tokens_out\": "
-			"%" PRIu64 "}",
+			"%" PRIu64 ", \"quota_sum\": %" PRIu64 ", \"reserve\": %" PRIu64
+			", \"quota_room\": %" PRIu64 ", \"owner_uid\": %d, \"owner_gid\": %d}",
 			first ? "" : ", ", r->name, r->id, r->size, r->n_pages,
 			r->pool != NULL ? r->pool->size : 0,
-			r->pool != NULL ? rte_mempool_avail_count(r->pool) : 0, region_refs(r));
+			r->pool != NULL ? rte_mempool_avail_count(r->pool) : 0, region_refs(r),
+			r->quota_sum, egw_rxtok_region_reserve(r), egw_rxtok_region_quota_room(r),
+			r->owned ? (int)r->owner_uid : -1, r->owned ? (int)r->owner_gid : -1);
 		first = false;
 	}
 	fprintf(f, "], \"consumers\": [");
@@ -586,12 +734,19 @@ egw_rxtok_json(FILE *f)
 			"%s, \"closed\": %s, \"outstanding\": %u, \"held\": %u, \"read\": %" PRIu64
 			", \"returned\": %" PRIu64 ", \"released\": %" PRIu64
 			", \"steered\": %" PRIu64 ", \"corrupt\": %" PRIu64
-			", \"attaches\": %" PRIu64 ", \"dumped\": %" PRIu64 ", \"rejected\": {",
+			", \"attaches\": %" PRIu64 ", \"dumped\": %" PRIu64 ", \"uid\": %u"
+			", \"gid\": %d, \"cred_refused\": %" PRIu64 ", \"ret_failed\": %" PRIu64
+			", \"drops\": {",
 			first ? "" : ", ", c->name, c->region->name, c->external ? "true" : "false",
 			c->sock >= 0 ? "true" : "false", c->closed ? "true" : "false",
 			__atomic_load_n(&c->outstanding, __ATOMIC_RELAXED), c->held.count,
 			c->n_recv, c->n_returned, c->n_released, c->n_steered, c->n_corrupt,
-			c->n_attach, c->dump_payloads);
+			c->n_attach, c->dump_payloads, c->uid, (int)c->gid, c->n_cred_refused,
+			c->n_ret_failed);
+		for (k = 0; k < EGW_RXTOK_DROP_MAX; k++)
+			fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", egw_rxtok_drop_name(k),
+				__atomic_load_n(&c->drops[k], __ATOMIC_RELAXED));
+		fprintf(f, "}, \"rejected\": {");
 		for (k = 0; k < RXTOK_REJ_MAX; k++)
 			fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", rej_names[k],
 				c->n_reject[k]);
@@ -599,6 +754,47 @@ egw_rxtok_json(FILE *f)
 		first = false;
 	}
 	fprintf(f, "]}");
+}
+
+int
+egw_rxtok_consumer_walk(int (*fn)(const struct egw_rxtok_consumer_stats *st, void *arg), void *arg)
+{
+	unsigned int i, k;
+	int rc = 0;
+
+	if (fn == NULL)
+		return -EINVAL;
+	for (i = 0; i < rxtok.hi && rc == 0; i++) {
+		const struct egw_rxtok_consumer *c = rxtok.consumers[i];
+		struct egw_rxtok_consumer_stats st = {0};
+
+		if (c == NULL)
+			continue;
+		st.name = c->name;
+		st.region = c->region->name;
+		st.uid = c->uid;
+		st.gid = c->gid;
+		st.external = c->external;
+		st.attached = c->sock >= 0 || (!c->external && !c->closed);
+		st.closed = c->closed;
+		st.quota = c->quota;
+		st.outstanding = __atomic_load_n(&c->outstanding, __ATOMIC_RELAXED);
+		st.held = c->held.count;
+		st.read = c->n_recv;
+		st.returned = c->n_returned;
+		st.released = c->n_released;
+		for (k = 0; k < RXTOK_REJ_MAX; k++)
+			st.rejected += c->n_reject[k];
+		st.ret_failed = c->n_ret_failed;
+		st.steered = c->n_steered;
+		st.corrupt = c->n_corrupt;
+		st.attaches = c->n_attach;
+		st.cred_refused = c->n_cred_refused;
+		for (k = 0; k < EGW_RXTOK_DROP_MAX; k++)
+			st.drops[k] = __atomic_load_n(&c->drops[k], __ATOMIC_RELAXED);
+		rc = fn(&st, arg);
+	}
+	return rc;
 }
 
 void

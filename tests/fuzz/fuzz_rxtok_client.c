@@ -25,11 +25,11 @@
  *              region memfd, shm memfd, pipe, /dev/zero, region read-only,
  *              shm read-only)
  *   u8         records the server enqueues (% 80), u32 token each
- *   u8         field tweaks (% 12), each u8 field (% 17) and u32 value:
+ *   u8         field tweaks (% 12), each u8 field (% 18) and u32 value:
  *              prod/cons index of either ring (raw, or the record ring's
  *              prod moved forward / the return ring's cons moved back by
  *              v % 2048), header magic, version, hdr_size, region_size,
- *              region_id, page_size, rec/ret offsets and sizes, flags
+ *              region_id, page_size, rec/ret offsets and sizes, ret_status, flags
  *   u8         raw patches (% 4), each u16 offset, u8 length (% 9), bytes
  *   u8         records to receive (% 100)
  *   u8         ranges to return (% 131), each u16 start and u16 count
@@ -257,6 +257,7 @@ tweak(uint8_t *shm, size_t shm_len, struct egw_rxtok_shm_hdr *h, unsigned int f,
 		if (ret != NULL)
 			ret->cons_head -= v % 2048;
 		break;
+	case 16: h->ret_status = (int32_t)v; break;
 	default: h->flags = v; break;
 	}
 }
@@ -299,6 +300,9 @@ client_may_write(const struct egw_rxtok_shm_hdr *h, size_t i)
 
 	return (i >= offsetof(struct egw_rxtok_shm_hdr, flags) &&
 		i < offsetof(struct egw_rxtok_shm_hdr, flags) + 4) ||
+	       /* the verdict it reports, exchanged for 0 */
+	       (i >= offsetof(struct egw_rxtok_shm_hdr, ret_status) &&
+		i < offsetof(struct egw_rxtok_shm_hdr, ret_status) + 4) ||
 	       (i >= rec + offsetof(struct egw_rxtok_shring, cons_head) &&
 		i < rec + offsetof(struct egw_rxtok_shring, cons_head) + 4) ||
 	       (i >= ret + offsetof(struct egw_rxtok_shring, prod_tail) &&
@@ -309,12 +313,15 @@ client_may_write(const struct egw_rxtok_shm_hdr *h, size_t i)
 static int
 memfd_of(const char *name, const void *content, size_t len, size_t size)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC);
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	FUZZ_ASSERT(fd >= 0, "memfd_create: %s", strerror(errno));
 	FUZZ_ASSERT(ftruncate(fd, (off_t)size) == 0, "ftruncate %zu: %s", size, strerror(errno));
 	if (len > 0)
 		FUZZ_ASSERT(pwrite(fd, content, len, 0) == (ssize_t)len, "pwrite");
+	/* sealed as edgegw seals them: the client refuses unsealed ones */
+	FUZZ_ASSERT(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0,
+		    "F_ADD_SEALS: %s", strerror(errno));
 	return fd;
 }
 
@@ -343,6 +350,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct egw_rxtok_shring_view rec_ring, ret_ring;
 	uint32_t rec_off, ret_off, rec_size = 0, ret_size = 0;
 	uint32_t rec_prod = 0, rec_cons = 0, ret_prod = 0, ret_cons = 0;
+	bool detached = false;
+	int32_t status = 0;
 	uint64_t region_bytes, shm_bytes, layout_end;
 	unsigned int i, k, n, rec_count, ret_count, nrecs;
 	int own[6], pipefd[2], fds_before, fds_after, err_no, rc;
@@ -411,7 +420,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	n = in_u8(&in) % 12;
 	for (i = 0; i < n; i++) {
-		unsigned int f = in_u8(&in) % 17;
+		unsigned int f = in_u8(&in) % 18;
 
 		tweak(buf, buf_len, h, f, (uint32_t)in_uint(&in, 4));
 	}
@@ -489,6 +498,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    "client header");
 		FUZZ_ASSERT(egw_rxtok_client_fd(cl) >= 0, "client fd");
 		/* what the client took at attach: the memfd holds buf */
+		detached = (h->flags & EGW_RXTOK_SHM_F_DETACHED) != 0;
+		status = h->ret_status;
 		rec_size = h->rec_ring_size;
 		ret_size = h->ret_ring_size;
 		rec_prod = ((const struct egw_rxtok_shring *)(buf + h->rec_ring_off))->prod_tail;
@@ -511,12 +522,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bool insane = avail > rec_size;
 
 		rc = egw_rxtok_client_recv(cl, n != 0 ? recs : NULL, n);
+		/* a header saying "detached": nothing is handed out */
+		if (detached)
+			FUZZ_ASSERT(rc == -ENOTCONN, "recv with the detached flag: %d", rc);
 		FUZZ_ASSERT(rc == -EPIPE || rc == -ENOTCONN || rc == -EPROTO ||
 				    (rc >= 0 && (unsigned int)rc <= n),
 			    "recv of %u: %d", n, rc);
 		FUZZ_ASSERT(rc < 0 || (unsigned int)rc <= rec_size,
 			    "recv of %u read %d records from a ring of %u slots", n, rc, rec_size);
-		if (rc != -EPIPE && n != 0) {
+		if (rc != -EPIPE && n != 0 && !detached) {
 			if (insane)
 				FUZZ_ASSERT(rc == -EPROTO, "recv with prod %u cons %u size %u: %d",
 					    rec_prod, rec_cons, rec_size, rc);
@@ -545,13 +559,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = egw_rxtok_client_return(cl, n != 0 ? ranges : NULL, n);
 		if (inval)
 			FUZZ_ASSERT(rc == -EINVAL, "return of bad ranges: %d", rc);
+		else if (detached)
+			FUZZ_ASSERT(rc == -ENOTCONN, "return with the detached flag: %d", rc);
+		else if (status != 0)
+			FUZZ_ASSERT(rc == (status >= -4095 && status < 0 ? status : -EPROTO),
+				    "return with verdict %d waiting: %d", status, rc);
 		else
 			FUZZ_ASSERT(rc == -ENOTCONN || rc == -EPROTO ||
 					    (rc >= 0 && (unsigned int)rc <= n),
 				    "return of %u: %d", n, rc);
 		FUZZ_ASSERT(rc < 0 || (unsigned int)rc <= ret_size,
 			    "return of %u wrote %d entries to a ring of %u slots", n, rc, ret_size);
-		if (!inval && n != 0 && rc != -ENOTCONN) {
+		if (!inval && n != 0 && rc != -ENOTCONN && !detached && status == 0) {
 			if (used > ret_size)
 				FUZZ_ASSERT(rc == -EPROTO,
 					    "return with prod %u cons %u size %u: %d", ret_prod,

@@ -22,13 +22,21 @@ pages), crafted with scapy over UDP/IPv4 and UDP/IPv6.
             second batch arrives (port 1 bound to the region: that restarts
             it and net_pcap reopens its rx_pcap, replaced meanwhile) and the
             consumer running all along gets every payload of both batches
+  hostile   the socket checks its peers: a process of user nobody cannot
+            attach root's consumer, and attaches its own (uid/gid 65534, on a
+            region of its own: a region is one trust domain); 16 silent
+            connections do not delay root's consumer's attach; both get
+            every payload; show rxtokens and the JSON count the refusals
   commands  bad rxtokens commands fail with file:line and exit status 1
+            (among them a quota that does not fit its region: 65536 on a
+            2048-page one, and a consumer of another uid on a region)
 
 Needs free 2 MiB hugepages (regions are hugepage memfds): skips (77)
 without them.
 
 usage: test_rxtokens.py EDGEGW EGW-RXTOK-CONSUMER
 """
+import json
 import os
 import random
 import re
@@ -43,6 +51,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 import egwtest  # noqa: E402
 
 from scapy.all import IP, TCP, UDP, Ether, IPv6, Raw  # noqa: E402
+
+import socket  # noqa: E402
 
 MAC0, MAC1 = "02:70:63:61:70:00", "02:70:63:61:70:01"  # net_pcap0, net_pcap1
 PEER = "02:00:00:00:aa:01"
@@ -565,10 +575,164 @@ def test_crash(c, edgegw, consumer_bin):
 
 
 # --------------------------------------------------------------------------
+NOBODY = 65534
+
+
+def as_nobody():
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+def test_hostile(c, edgegw, consumer_bin):
+    """g. peer credentials, silent peers, one trust domain per region."""
+    print("\n== hostile peers: credentials, silent connections", flush=True)
+    if os.geteuid() != 0:
+        print("  not root: a process of another uid cannot be started; hostile skipped")
+        return
+    f0, f1, p0s, p1s, seq = [], [], [], [], 3000
+    for i in range(40):
+        f0.append(udp_frame(seq, 200 + 37 * i, 5000, i % 2 == 0))
+        p0s.append(payload(seq, 200 + 37 * i))
+        seq += 1
+        f1.append(udp_frame(seq, 300 + 53 * i, 6000, i % 2 == 1, dst_mac=MAC1))
+        p1s.append(payload(seq, 300 + 53 * i))
+        seq += 1
+    in0, in1 = c.path("g-in0.pcap"), c.path("g-in1.pcap")
+    egwtest.write_pcap(in0, f0)
+    egwtest.write_pcap(in1, f1)
+    sock_dir = c.path("g-sock")
+    os.makedirs(sock_dir, exist_ok=True)
+    os.chmod(sock_dir, 0o755)
+    os.chmod(c.path(""), 0o755)
+    sock, js, cmd = os.path.join(sock_dir, "g.sock"), c.path("g.json"), c.path("g.cmd")
+    with open(cmd, "w") as f:
+        f.write("\n".join(setup_lines() + [
+            "rxtokens region add r1 size 8M",
+            "rxtokens bind r1 port 1 queue all",
+            "rxtokens consumer add rootc region r0 match udp-dport 5000",
+            "rxtokens consumer add nob region r1 match udp-dport 6000 uid %d gid %d" %
+            (NOBODY, NOBODY),
+            "rxtokens listen %s" % sock,
+            "rxtokens wait nob 30",
+            "rxtokens wait rootc 30",
+            "show rxtokens",
+        ]) + "\n")
+    e = egwtest.Running(c, "g-edgegw", edgegw, eal(pcap_ports(c, "g", in0, in1)),
+                        ["--cmdline-file", cmd, "--idle-exit", "4000", "--stats-json", js])
+    silent, nob, root = [], None, None
+    try:
+        egwtest.wait_for(lambda: os.path.exists(sock) or not e.alive(), 30)
+        if not c.check(os.path.exists(sock), "hostile: edgegw listens"):
+            egwtest.show_output(e.stdout(), e.stderr())
+            return
+        # the operator lets other users reach the socket; the peer check decides
+        os.chmod(sock, 0o777)
+        # nobody claims root's consumer: refused
+        r = subprocess.run([consumer_bin, "--socket", sock, "--consumer", "rootc", "--count", "1",
+                            "--timeout", "2"], preexec_fn=as_nobody, capture_output=True,
+                           text=True, timeout=30)
+        out = (r.stdout + r.stderr).strip()
+        print("  nobody -> rootc: exit %d: %s" % (r.returncode, out.splitlines()[-1:]))
+        c.check(r.returncode != 0 and "Permission denied" in out and "attached" not in out,
+                "hostile: nobody cannot attach root's consumer", out[-300:])
+        # nobody attaches its own consumer (on its own region)
+        nob = subprocess.Popen([consumer_bin, "--socket", sock, "--consumer", "nob", "--verify",
+                                "--count", str(len(p1s)), "--timeout", "10"],
+                               preexec_fn=as_nobody, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+        # 16 silent connections, then root's consumer: attached at once
+        for _ in range(16):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(sock)
+            silent.append(s)
+        t0 = time.monotonic()
+        root = Consumer(c, consumer_bin, sock, "rootc",
+                        ["--verify", "--count", str(len(p0s)), "--timeout", "10"])
+        egwtest.wait_for(lambda: root.attached() or root.p.poll() is not None, 30)
+        dt = time.monotonic() - t0
+        print("  rootc attached %.0f ms after 16 silent connections" % (dt * 1e3))
+        c.check(root.attached() and dt < 1.0,
+                "hostile: 16 silent connections do not delay an attach (< 1 s)",
+                "%.3f s" % dt)
+        rrc = root.wait(60)
+        try:
+            nout, _ = nob.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            nob.kill()
+            nout, _ = nob.communicate()
+        c.eq(rrc, 0, "hostile: rootc exit status (--verify --count)") or \
+            show_consumer(c, root, "hostile")
+        c.eq(nob.returncode, 0, "hostile: nob (user nobody) exit status (--verify --count)")
+        # the same counters in telemetry, while edgegw still runs
+        tel = None
+        try:
+            tel = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            tel.settimeout(5)
+            tel.connect("/var/run/dpdk/%s/dpdk_telemetry.v2" % PREFIX)
+            banner = json.loads(tel.recv(16384).decode())
+            tel.send(b"/edgegw/rxtokens")
+            tj = json.loads(tel.recv(banner.get("max_output_len", 16384)).decode())
+            tc = tj.get("/edgegw/rxtokens", {})
+            print("  telemetry /edgegw/rxtokens rootc: %s" % tc.get("rootc"))
+            c.check(tc.get("rootc", {}).get("cred_refused") == 1 and
+                    tc.get("nob", {}).get("uid") == NOBODY and
+                    "rxtok_quota" in tc.get("rootc", {}),
+                    "hostile: telemetry /edgegw/rxtokens: rootc cred_refused 1, nob uid, drops",
+                    str(tc)[:300])
+        except (OSError, ValueError) as ex:
+            c.check(False, "hostile: telemetry /edgegw/rxtokens", str(ex))
+        finally:
+            if tel is not None:
+                tel.close()
+        m = RESULT_RE.search(nout or "")
+        c.check(m is not None and int(m.group(2)) == len(p1s) and int(m.group(4)) == 0,
+                "hostile: nobody's consumer got its %d payloads intact" % len(p1s),
+                (nout or "").strip()[-300:])
+        try:
+            rc = e.p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            rc = None
+    finally:
+        for s in silent:
+            s.close()
+        for x in (nob, root.p if root is not None else None):
+            if x is not None and x.poll() is None:
+                x.kill()
+        e.stop()
+    if not c.eq(rc, 0, "hostile: edgegw exit status"):
+        egwtest.show_output(e.stdout(), e.stderr())
+    c.check("cred-refused 1" in e.stdout() and "owner 65534:65534" in e.stdout(),
+            "hostile: show rxtokens: rootc cred-refused 1, region r1 owner 65534:65534")
+    js = egwtest.load_json(c, js)
+    if js is None:
+        return
+    egwtest.check_identity(c, js)
+    conn = js["rxtokens"]["connections"]
+    print("  connections: %s" % conn)
+    c.check(conn["cred_refused"] >= 1 and conn["accepted"] >= 18 and conn["hello_timeouts"] >= 0,
+            "hostile: JSON connections count the refusal and the silent peers", str(conn))
+    cr, cn = rxt_consumer(js, "rootc"), rxt_consumer(js, "nob")
+    if c.check(cr and cn, "hostile: JSON lists rootc and nob"):
+        c.eq(cr["cred_refused"], 1, "hostile: JSON rootc cred_refused")
+        c.eq((cr["uid"], cr["gid"]), (0, 0), "hostile: JSON rootc uid, gid (edgegw's own)")
+        c.eq((cn["uid"], cn["gid"]), (NOBODY, NOBODY), "hostile: JSON nob uid, gid")
+        c.eq(sum(cr["drops"].values()), 0, "hostile: rootc lost nothing")
+    regs = {r["name"]: r for r in js["rxtokens"]["regions"]}
+    if c.check("r1" in regs, "hostile: JSON lists region r1"):
+        c.eq((regs["r1"]["owner_uid"], regs["r1"]["owner_gid"]), (NOBODY, NOBODY),
+             "hostile: JSON r1 owner")
+        c.check(regs["r1"]["quota_sum"] + regs["r1"]["reserve"] <= regs["r1"]["pages"],
+                "hostile: JSON r1 quotas + reserve <= pages", str(regs["r1"]))
+    check_pools_full(c, js, "hostile")
+
+
+# --------------------------------------------------------------------------
 def test_bad_commands(c, edgegw):
     """f. each bad command fails with file:line, exit status 1."""
     print("\n== bad rxtokens commands", flush=True)
     empty = c.path("empty.pcap")
+    egwtest.write_pcap(empty, [])
     base = ["set fwd gateway xconnect", "rxtokens region add r0 size %s" % REGION]
     cases = [
         ("bind-twice", base + ["rxtokens bind r0 port 0 queue 0",
@@ -580,6 +744,26 @@ def test_bad_commands(c, edgegw):
         ("size", ["rxtokens region add r0 size 3M"], "not a multiple"),
         ("size-k", ["rxtokens region add r0 size 5000K"], "not a multiple"),
         ("wait-nosuch", base + ["rxtokens wait nosuch"], "no consumer 'nosuch'"),
+        # admission control: 65536 tokens of quota on a 2048-page region
+        ("quota-region", ["set fwd gateway xconnect", "rxtokens region add r8 size 8M",
+                          "rxtokens bind r8 port 0 queue all",
+                          "rxtokens consumer add big region r8 match udp-dport 5000 "
+                          "quota 65536"], "quota 65536 does not fit region r8"),
+        ("quota-sum", base + ["rxtokens bind r0 port 0 queue all",
+                              "rxtokens consumer add a region r0 match udp-dport 5000 "
+                              "quota 4096",
+                              "rxtokens consumer add b region r0 match udp-dport 5001 "
+                              "quota 4096"], "quota 4096 does not fit region r0"),
+        ("owner", base + ["rxtokens consumer add a region r0 match udp-dport 5000 uid 65534",
+                          "rxtokens consumer add b region r0 match udp-dport 5001"],
+         "region r0 belongs to uid 65534"),
+        ("uid", base + ["rxtokens consumer add a region r0 match udp-dport 5000 uid x"],
+         "uid 'x'"),
+        ("gid", base + ["rxtokens consumer add a region r0 match udp-dport 5000 gid -1"],
+         "gid '-1'"),
+        ("dump-uid", base + ["rxtokens consumer add a region r0 match udp-dport 5000 "
+                             "uid 65534 dump /dev/null"], "a dump consumer is edgegw itself"),
+        ("unbind", base + ["rxtokens unbind r0 port 0 queue 0"], "is not bound to region r0"),
     ]
     for tag, lines, msg in cases:
         cmd = c.path("f-%s.cmd" % tag)
@@ -622,6 +806,7 @@ def main():
     tests = [("delivery", lambda: test_delivery(c, edgegw, consumer_bin)),
              ("quota", lambda: test_quota_steer_detached(c, edgegw, consumer_bin)),
              ("crash", lambda: test_crash(c, edgegw, consumer_bin)),
+             ("hostile", lambda: test_hostile(c, edgegw, consumer_bin)),
              ("commands", lambda: test_bad_commands(c, edgegw))]
     for name, fn in tests:
         if not only or name in only.split(","):

@@ -101,6 +101,22 @@ check_fd_size(int fd, uint64_t size, const char *what, char *err, size_t errlen)
 	return 0;
 }
 
+/* Neither side can resize what the other maps (a shrink would SIGBUS the
+ * other's next access): both memfds come sealed against it. */
+static int
+check_fd_seals(int fd, const char *what, char *err, size_t errlen)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+	const int want = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+
+	if (seals < 0 || (seals & want) != want) {
+		set_err(err, errlen, "%s descriptor is not sealed against resizing (seals %#x)",
+			what, seals < 0 ? 0 : seals);
+		return -EPERM;
+	}
+	return 0;
+}
+
 /*
  * Check the ring of @p size entries at @p off: a power-of-two size,
  * 64-byte aligned, after the header and inside the shared memory. Returns
@@ -329,6 +345,12 @@ map_fds(struct egw_rxtok_client *cl, const struct egw_rxtok_welcome *w, const in
 	ret = check_fd_size(fds[1], w->shm_size, "shared memory", err, errlen);
 	if (ret < 0)
 		return ret;
+	ret = check_fd_seals(fds[0], "region", err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = check_fd_seals(fds[1], "shared memory", err, errlen);
+	if (ret < 0)
+		return ret;
 
 	cl->region_size = (size_t)w->region_size;
 	cl->pages = w->region_size / EGW_RXTOK_PAGE_SIZE;
@@ -456,6 +478,36 @@ fail:
 	return NULL;
 }
 
+/*
+ * edgegw set F_DETACHED before releasing any page of the consumer (seq_cst
+ * store in rxtok_detach()). The acquire fence orders the ring entries just
+ * read before this load: if the flag is still clear, the records were taken
+ * before the detach began. Sticky once seen.
+ */
+static bool
+detached(struct egw_rxtok_client *cl)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if ((__atomic_load_n(&cl->hdr->flags, __ATOMIC_RELAXED) & EGW_RXTOK_SHM_F_DETACHED) != 0)
+		cl->closed = true;
+	return cl->closed;
+}
+
+/* The verdict edgegw left on an earlier return, once: 0 or -errno (a
+ * value that is no negative errno, -4095..-1, is -EPROTO). */
+static int
+take_status(struct egw_rxtok_client *cl)
+{
+	int32_t st;
+
+	if (__atomic_load_n(&cl->hdr->ret_status, __ATOMIC_RELAXED) == 0)
+		return 0;
+	st = __atomic_exchange_n(&cl->hdr->ret_status, 0, __ATOMIC_ACQUIRE);
+	if (st == 0)
+		return 0;
+	return st >= -4095 && st < 0 ? st : -EPROTO;
+}
+
 int
 egw_rxtok_client_recv(struct egw_rxtok_client *cl, struct egw_rxtok_rec *recs, unsigned int n)
 {
@@ -463,7 +515,7 @@ egw_rxtok_client_recv(struct egw_rxtok_client *cl, struct egw_rxtok_rec *recs, u
 
 	if (cl == NULL || (recs == NULL && n > 0))
 		return -EINVAL;
-	if (cl->closed)
+	if (cl->closed || detached(cl))
 		return -ENOTCONN;
 	/*
 	 * Relaxed: the flag publishes no data, it only says that packets were
@@ -481,6 +533,12 @@ egw_rxtok_client_recv(struct egw_rxtok_client *cl, struct egw_rxtok_rec *recs, u
 	got = egw_rxtok_shring_dequeue_burst(&cl->rec, recs, n);
 	if (got < 0)
 		return -EPROTO;
+	if (detached(cl)) {
+		/* edgegw detached the consumer, maybe before these records were
+		 * taken: their pages are being released, never hand them out */
+		memset(recs, 0, sizeof(*recs) * (size_t)got);
+		return -ENOTCONN;
+	}
 	/* Only when idle: a poll() per call would cost a syscall per burst. */
 	if (got == 0 && peer_gone(cl->sock)) {
 		cl->closed = true;
@@ -503,7 +561,7 @@ egw_rxtok_client_return(struct egw_rxtok_client *cl, const struct egw_rxtok_rang
 {
 	struct egw_rxtok_ret rets[EGW_RXTOK_MAX_RANGES];
 	unsigned int i;
-	int done;
+	int done, status;
 
 	if (cl == NULL || (ranges == NULL && n > 0) || n > EGW_RXTOK_MAX_RANGES)
 		return -EINVAL;
@@ -518,8 +576,12 @@ egw_rxtok_client_return(struct egw_rxtok_client *cl, const struct egw_rxtok_rang
 			.reserved = 0,
 		};
 	}
-	if (cl->closed)
+	if (cl->closed || detached(cl))
 		return -ENOTCONN;
+	/* an earlier range was rejected: say so before taking more */
+	status = take_status(cl);
+	if (status < 0)
+		return status;
 	if (n == 0)
 		return 0;
 	done = egw_rxtok_shring_enqueue_burst(&cl->ret, rets, n);
@@ -531,6 +593,35 @@ egw_rxtok_client_return(struct egw_rxtok_client *cl, const struct egw_rxtok_rang
 		return -ENOTCONN;
 	}
 	return done;
+}
+
+int
+egw_rxtok_client_sync(struct egw_rxtok_client *cl, int timeout_ms)
+{
+	uint64_t waited_us = 0;
+
+	if (cl == NULL)
+		return -EINVAL;
+	for (;;) {
+		/* acquire pairs with edgegw's release store of ret_done after
+		 * it judged the entries: their verdicts are in ret_status */
+		uint32_t done = __atomic_load_n(&cl->hdr->ret_done, __ATOMIC_ACQUIRE);
+
+		if (cl->closed || detached(cl))
+			return -ENOTCONN;
+		/* every entry this side enqueued has been judged (wrapping
+		 * counters; a done past ours is edgegw lying: treat as done) */
+		if ((int32_t)(done - cl->ret.own) >= 0)
+			return take_status(cl);
+		if (peer_gone(cl->sock)) {
+			cl->closed = true;
+			return -ENOTCONN;
+		}
+		if (timeout_ms >= 0 && waited_us >= (uint64_t)timeout_ms * 1000)
+			return -ETIMEDOUT;
+		usleep(100);
+		waited_us += 100;
+	}
 }
 
 const struct egw_rxtok_shm_hdr *

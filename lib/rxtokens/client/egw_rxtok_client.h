@@ -72,10 +72,16 @@ struct egw_rxtok_client *egw_rxtok_client_attach(const char *socket_path, const 
  * @param cl  the client
  * @param recs  array of at least @p n records
  * @param n  most records to read
+ * Records are never handed out once edgegw has flagged the consumer
+ * detached (EGW_RXTOK_SHM_F_DETACHED, set before any of its pages is
+ * released): the check follows the read, and a detached consumer gets
+ * -ENOTCONN instead, its records discarded.
+ *
  * @return records read (0 if none), or: -EPIPE once after edgegw flagged
  *   the consumer's flow as steered to a queue of another binding (the flag
  *   is cleared; packets of the flow were not delivered), -ENOTCONN if
- *   edgegw closed the connection (the tokens are no longer held; detach),
+ *   edgegw detached the consumer or closed the connection (the tokens are
+ *   no longer held; detach),
  *   -EPROTO if edgegw's record ring index is insane (nothing read),
  *   -EINVAL if @p cl is NULL or @p recs is NULL with @p n > 0.
  */
@@ -96,7 +102,10 @@ const uint8_t *egw_rxtok_client_page(const struct egw_rxtok_client *cl, uint32_t
  * per range, in order. Ranges not enqueued because the ring is full are for
  * the caller to retry (from ranges[ret]).
  *
- * Token bounds and ownership are checked by edgegw, not here.
+ * Token bounds and ownership are checked by edgegw when it takes the
+ * entry; a rejected entry changes nothing and its -errno is left in the
+ * shared header: the next egw_rxtok_client_return() returns it once
+ * (enqueuing nothing: retry), and egw_rxtok_client_sync() waits for it.
  *
  * @param cl  the client
  * @param ranges  @p n ranges
@@ -105,11 +114,27 @@ const uint8_t *egw_rxtok_client_page(const struct egw_rxtok_client *cl, uint32_t
  *   -EINVAL (@p cl NULL, @p ranges NULL with n > 0, n > EGW_RXTOK_MAX_RANGES,
  *   or a range count of 0 or more than EGW_RXTOK_MAX_RANGE_TOKENS: nothing
  *   is enqueued), -ENOTCONN (edgegw closed the connection: checked when the
- *   ring is full, and remembered from egw_rxtok_client_recv()), -EPROTO
- *   (edgegw's return ring index is insane: nothing is enqueued).
+ *   ring is full, and remembered from egw_rxtok_client_recv(), or the
+ *   consumer was detached), -EPROTO (edgegw's return ring index is insane:
+ *   nothing is enqueued), or the -errno edgegw gave an earlier entry:
+ *   -ENOENT (a token not held), -ERANGE (past the region), -EXDEV (another
+ *   region), -EINVAL (bad count) — nothing is enqueued by this call.
  */
 int egw_rxtok_client_return(struct egw_rxtok_client *cl, const struct egw_rxtok_range *ranges,
 			    unsigned int n);
+
+/**
+ * Wait until edgegw has taken and judged every range enqueued so far, and
+ * return its verdict.
+ *
+ * @param cl  the client
+ * @param timeout_ms  most milliseconds to wait; negative: no limit
+ * @return 0 (every range since the last reported error was accepted), the
+ *   -errno of a rejected range (reported once: -ENOENT, -ERANGE, -EXDEV,
+ *   -EINVAL), -ETIMEDOUT, -ENOTCONN (detached or connection closed), or
+ *   -EINVAL (@p cl NULL).
+ */
+int egw_rxtok_client_sync(struct egw_rxtok_client *cl, int timeout_ms);
 
 /**
  * The shared header (region id, region size, quota, ...), read-only use.

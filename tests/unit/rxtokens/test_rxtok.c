@@ -1026,6 +1026,7 @@ test_steered(void)
 	struct egw_rxtok_consumer_conf conf2 = {
 		.name = "steer_r2",
 		.region = r2,
+		.quota = 16, /* 512 pages: admission leaves 192 */
 		.match = EGW_RXTOK_MATCH_UDP_DPORT,
 		.udp_dport = 6202,
 	};
@@ -1397,22 +1398,22 @@ test_flows(void)
 		 true,
 		 ENOTCONN},
 		{"63-character name: accepted",
-		 {name63, .match = EGW_RXTOK_MATCH_UDP_DPORT, .udp_dport = 6604},
+		 {name63, .match = EGW_RXTOK_MATCH_UDP_DPORT, .udp_dport = 6604, .quota = 16},
 		 false,
 		 false,
 		 0},
 		{"other port, other session: accepted",
-		 {"ok2", .match = EGW_RXTOK_MATCH_PPPOE, .pppoe_session = 0x6601},
+		 {"ok2", .match = EGW_RXTOK_MATCH_PPPOE, .pppoe_session = 0x6601, .quota = 16},
 		 false,
 		 false,
 		 0},
 	};
 	static const struct egw_rxtok_consumer_conf base_conf[] = {
-		{"flow_udp", .match = EGW_RXTOK_MATCH_UDP_DPORT, .udp_dport = 6601},
-		{"flow_dst4", .match = EGW_RXTOK_MATCH_DST4, .dst = {10, 0, 0, 66}},
+		{"flow_udp", .match = EGW_RXTOK_MATCH_UDP_DPORT, .udp_dport = 6601, .quota = 16},
+		{"flow_dst4", .match = EGW_RXTOK_MATCH_DST4, .dst = {10, 0, 0, 66}, .quota = 16},
 		{"flow_dst6", .match = EGW_RXTOK_MATCH_DST6,
-		 .dst = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x66}},
-		{"flow_ppp", .match = EGW_RXTOK_MATCH_PPPOE, .pppoe_session = 0x6600},
+		 .dst = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x66}, .quota = 16},
+		{"flow_ppp", .match = EGW_RXTOK_MATCH_PPPOE, .pppoe_session = 0x6600, .quota = 16},
 	};
 	struct egw_rxtok_consumer *bc[RTE_DIM(base_conf)];
 	unsigned int i;

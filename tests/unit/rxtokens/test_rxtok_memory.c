@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The rxtokens memory target: bookkeeping for 10,000 consumers with a quota
- * of 256 each on one 2 GiB region stays under 32 MiB. (Linux devmem's first
+ * The rxtokens memory target: bookkeeping for 10,000 consumers on one 2 GiB
+ * region stays under 32 MiB. Their quota is 32 each: admission control
+ * keeps the sum of a region's quotas within its pages less the bound
+ * queues' reserve (10,000 x 256 would promise 2.56 M tokens of 524,288
+ * pages, and is refused). (Linux devmem's first
  * page-array design kept a 4-byte counter per page per socket: 2 MiB per
  * socket on a 2 GiB dmabuf, 20 GiB for 10,000 sockets.)
  *
@@ -54,7 +57,7 @@
 #define REGION_SIZE (UINT64_C(2) << 30)
 #define N_PAGES ((uint32_t)(REGION_SIZE >> EGW_RXTOK_PAGE_SHIFT))
 #define N_CONSUMERS 10000
-#define QUOTA 256
+#define QUOTA 32 /* 10,000 x 32 fits the 524,288 pages; a multiple of 32 */
 #define TARGET (UINT64_C(32) << 20)
 #define N_FILL 8
 /* the pool step also allocates a few small things (mempool chunk headers) */

@@ -47,7 +47,7 @@
 #define REGION_PAGES 16
 #define REGION_SIZE (REGION_PAGES * EGW_RXTOK_PAGE_SIZE)
 #define SHM_SIZE (16 * 1024)
-#define REC_OFF 64
+#define REC_OFF 128 /* after the two-line header */
 #define REC_COUNT 64
 #define RET_COUNT 8 /* small enough to fill */
 #define REGION_ID 7
@@ -251,8 +251,10 @@ fake_start(void)
 	    listen(fk.lsock, 4) < 0)
 		return -1;
 
-	fd = memfd_create("egw-rxtok-test-region", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, REGION_SIZE) < 0)
+	/* sealed as edgegw seals them (the client refuses unsealed ones) */
+	fd = memfd_create("egw-rxtok-test-region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, REGION_SIZE) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		return -1;
 	fk.region = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (fk.region == MAP_FAILED)
@@ -264,8 +266,9 @@ fake_start(void)
 	if (fk.region_fd < 0)
 		return -1;
 
-	fk.shm_fd = memfd_create("egw-rxtok-test-shm", MFD_CLOEXEC);
-	if (fk.shm_fd < 0 || ftruncate(fk.shm_fd, SHM_SIZE) < 0)
+	fk.shm_fd = memfd_create("egw-rxtok-test-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fk.shm_fd < 0 || ftruncate(fk.shm_fd, SHM_SIZE) < 0 ||
+	    fcntl(fk.shm_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		return -1;
 	fk.hdr = mmap(NULL, SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fk.shm_fd, 0);
 	if (fk.hdr == MAP_FAILED)
@@ -302,11 +305,11 @@ static const struct attach_case attach_cases[] = {
 	{"one descriptor", M_ONE_FD, CONSUMER, EPROTO, "carries 1 descriptors"},
 	{"no welcome", M_NO_WELCOME, CONSUMER, ECONNRESET, "without a welcome"},
 	{"shm magic", M_SHM_MAGIC, CONSUMER, EINVAL, "header has bad magic"},
-	{"shm version", M_SHM_VERSION, CONSUMER, EPROTONOSUPPORT, "ABI version 3"},
+	{"shm version", M_SHM_VERSION, CONSUMER, EPROTONOSUPPORT, "ABI version 4"},
 	{"header size", M_HDR_SIZE, CONSUMER, EINVAL, "header size"},
 	{"page size", M_PAGE_SIZE, CONSUMER, EINVAL, "page size 2048"},
 	{"region size", M_REGION_SIZE, CONSUMER, EINVAL, "region size"},
-	{"misaligned ring", M_REC_MISALIGNED, CONSUMER, EINVAL, "record ring offset 72 is not"},
+	{"misaligned ring", M_REC_MISALIGNED, CONSUMER, EINVAL, "record ring offset 136 is not"},
 	{"ring outside", M_RET_OUTSIDE, CONSUMER, EINVAL, "return ring of"},
 	{"ring size", M_RING_SIZE, CONSUMER, EINVAL, "return ring size 7 is not"},
 	{"rings overlap", M_RING_OVERLAP, CONSUMER, EINVAL, "overlap"},
