@@ -225,7 +225,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		(*argv)[0],
 		"--no-huge",
 		"-m",
-		"256",
+		"512",
 		"--no-pci",
 		"--no-shconf",
 		"-l",
