@@ -540,7 +540,7 @@ egw_radius_send(struct egw_radius *r, uint8_t code, const uint8_t *attrs, size_t
 		uint64_t *handle)
 {
 	struct radius_req *q;
-	unsigned int i, n;
+	unsigned int i = 0, n;
 
 	if (r == NULL || (code != EGW_RADIUS_ACCESS_REQUEST && code != EGW_RADIUS_ACCT_REQUEST) ||
 	    (attrs == NULL && len != 0) || pwlen > EGW_RADIUS_PASSWORD_MAX ||
