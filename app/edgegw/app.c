@@ -131,6 +131,9 @@ egw_app_init(void)
 	/* after the ports (their MACs and MTUs) and the mbuf pools */
 	if (rc == 0)
 		rc = egw_ip_stage_init();
+	/* after the PPPoE stage: its AAA hooks */
+	if (rc == 0 && egw.pppoe)
+		rc = egw_radius_stage_init();
 	if (rc == 0)
 		rc = egw_workers_launch();
 	if (rc < 0)
@@ -176,6 +179,8 @@ egw_app_fini(void)
 	egw_esp_stage_fini();
 	/* sessions closed with a PADT each, sent while the ports are up */
 	egw_pppoe_stage_fini();
+	/* after the last session's end was heard (its Stop) */
+	egw_radius_stage_fini();
 	/* held packets freed, neighbours and routes gone */
 	egw_ip_stage_fini();
 	if (egw.pdump) {

@@ -72,7 +72,7 @@ egw_cli_fail(const char *fmt, ...)
 const struct egw_cli_help egw_cli_help_table[] = {
 	{"general", "help [<topic>]",
 	 "list commands; topics: general, forwarding, ports, config, ip, rxtokens, esp, pppoe, "
-	 "all"},
+	 "radius, all"},
 	{"ip", "ip address add|del <addr>/<len> port <N> [vlan <id>]",
 	 "an address of edgegw: connected and local routes, gratuitous ARP / unsolicited NA"},
 	{"ip", "ip route add|del <prefix> via <addr> [port <N>] [via <addr> [port <N>]]...",
@@ -194,7 +194,9 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "(idle timer)"},
 	{"pppoe", "pppoe idle-timeout <s>", "close sessions idle this long, 0 = off (default off)"},
 	{"pppoe", "pppoe session clear <id>|all", "close sessions: PADT and LCP Terminate"},
-	{"pppoe", "ppp auth pap|chap|none", "authentication asked for in LCP (default pap)"},
+	{"pppoe", "ppp auth pap|chap|none [local|radius|radius local]",
+	 "authentication asked for in LCP (default pap), checked against the local table "
+	 "(default), RADIUS, or RADIUS then the table when no server answers"},
 	{"pppoe", "ppp user add <name> <secret> [address <A>]",
 	 "add a subscriber, optionally with a static IPv4 address"},
 	{"pppoe", "ppp user del <name>", "remove a subscriber (its sessions stay up)"},
@@ -204,11 +206,29 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "control counters, data-path drops by reason, sessions by state"},
 	{"pppoe", "show pppoe filters",
 	 "pass and active filters (default, per user) and the idle timeout"},
+	{"radius",
+	 "radius server add <addr>[:<port>] secret <s> [acct-port <p>] [priority <n>] "
+	 "[timeout <ms>] [retries <n>]",
+	 "a RADIUS server (ports 1812/1813; lower priority first; default timeout 3000 ms, 3 "
+	 "retries); the secret is never shown"},
+	{"radius", "radius server del <addr>[:<port>]", "remove a server (its requests move on)"},
+	{"radius", "radius nas-identifier <s>", "NAS-Identifier sent (default edgegw)"},
+	{"radius", "radius nas-ip <addr>", "NAS-IP-Address or NAS-IPv6-Address sent"},
+	{"radius", "radius interim <s>",
+	 "Interim-Update interval unless the server sends Acct-Interim-Interval (0 = off)"},
+	{"radius", "radius dead-time <s>",
+	 "how long a server that stopped answering is passed over (default 30)"},
+	{"radius", "radius max-outstanding <n>",
+	 "requests in flight at most (default 1024; more are refused, counted)"},
+	{"radius", "radius dae listen <addr>[:<port>] client <addr> secret <s>",
+	 "RFC 5176 Disconnect/CoA listener (port 3799) and a client allowed to use it"},
+	{"radius", "show radius [servers|stats]",
+	 "configuration, servers (state, counts), or every RADIUS counter"},
 	{NULL, NULL, NULL},
 };
 
 static const char *const help_topics[] = {"general",  "forwarding", "ports", "config", "ip",
-					  "rxtokens", "esp",        "pppoe", NULL};
+					  "rxtokens", "esp",        "pppoe", "radius", NULL};
 
 static void
 help_print(const char *topic)
@@ -498,6 +518,9 @@ extern cmdline_parse_inst_t egw_cli_pppoe;
 extern cmdline_parse_inst_t egw_cli_ppp;
 extern cmdline_parse_inst_t egw_cli_show_pppoe;
 extern cmdline_parse_inst_t egw_cli_show_pppoe_what;
+extern cmdline_parse_inst_t egw_cli_radius;
+extern cmdline_parse_inst_t egw_cli_show_radius;
+extern cmdline_parse_inst_t egw_cli_show_radius_what;
 
 static cmdline_parse_ctx_t cli_ctx[] = {
 	&i_help,
@@ -525,6 +548,9 @@ static cmdline_parse_ctx_t cli_ctx[] = {
 	&egw_cli_ppp,
 	&egw_cli_show_pppoe,
 	&egw_cli_show_pppoe_what,
+	&egw_cli_radius,
+	&egw_cli_show_radius,
+	&egw_cli_show_radius_what,
 	NULL,
 };
 

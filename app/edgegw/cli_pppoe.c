@@ -14,7 +14,7 @@
  *   pppoe filter pass|active [user <name>] <pcap expression>|none
  *   pppoe idle-timeout <seconds>
  *   pppoe session clear <id>|all
- *   ppp auth pap|chap|none
+ *   ppp auth pap|chap|none [local|radius|radius local]
  *   ppp user add <name> <secret> [address <A>]
  *   ppp user del <name>
  *   show pppoe sessions [detail] | stats | filters
@@ -563,11 +563,26 @@ auth(struct pppoe_args *a)
 		{"chap", EGW_PPPOE_AUTH_CHAP},
 		{"none", EGW_PPPOE_AUTH_NONE},
 	};
+	enum egw_pppoe_auth_order order = EGW_PPPOE_AUTH_LOCAL;
+	const char *order_name = "local";
 	unsigned int k;
 	int rc;
 
-	if (a->n != 2) {
-		egw_cli_fail("usage: ppp auth pap|chap|none");
+	if (a->n < 2 || a->n > 4) {
+		egw_cli_fail("usage: ppp auth pap|chap|none [local|radius|radius local]");
+		return;
+	}
+	/* where the credentials are checked: local, radius, or radius then local */
+	if (a->n == 3 && strcmp(a->w[2], "local") == 0) {
+		order = EGW_PPPOE_AUTH_LOCAL;
+	} else if (a->n == 3 && strcmp(a->w[2], "radius") == 0) {
+		order = EGW_PPPOE_AUTH_REMOTE;
+		order_name = "radius";
+	} else if (a->n == 4 && strcmp(a->w[2], "radius") == 0 && strcmp(a->w[3], "local") == 0) {
+		order = EGW_PPPOE_AUTH_REMOTE_LOCAL;
+		order_name = "radius, then local when no server answers";
+	} else if (a->n != 2) {
+		egw_cli_fail("ppp auth %s: then local, radius, or radius local", a->w[1]);
 		return;
 	}
 	for (k = 0; k < RTE_DIM(modes); k++)
@@ -578,11 +593,13 @@ auth(struct pppoe_args *a)
 		return;
 	}
 	rc = egw_pppoe_set_auth(modes[k].auth);
+	if (rc == 0)
+		rc = egw_pppoe_set_auth_order(order);
 	if (rc < 0) {
 		egw_cli_fail("ppp auth %s: %s", a->w[1], strerror(-rc));
 		return;
 	}
-	printf("ppp: auth %s\n", a->w[1]);
+	printf("ppp: auth %s (%s)\n", a->w[1], order_name);
 }
 
 static void
@@ -759,6 +776,17 @@ show_session(const struct egw_pppoe_session_info *s, void *arg)
 	printf("        data rx %" PRIu64 " packets %" PRIu64 " bytes, tx %" PRIu64
 	       " packets %" PRIu64 " bytes; control rx %" PRIu64 " tx %" PRIu64 "\n",
 	       s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes, s->ctrl_rx, s->ctrl_tx);
+	/* what RADIUS gave it (a short hold of the lock: one session) */
+	if (egw.radius) {
+		char line[512];
+		bool has;
+
+		rte_spinlock_lock(&egw.ctrl_lock);
+		has = egw_radius_stage_session_str(s->sid, line, sizeof(line));
+		rte_spinlock_unlock(&egw.ctrl_lock);
+		if (has)
+			printf("        %s\n", line);
+	}
 	return 0;
 }
 

@@ -126,6 +126,10 @@ egw_control_poll(void)
 		total += egw_ip_service();
 		total += egw_exception_poll();
 	}
+	/* RADIUS: non-blocking sockets read, retransmissions, session
+	 * timeouts and interim updates (stage_radius.c) */
+	if (egw.radius)
+		total += egw_radius_stage_service();
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	return total;
 }

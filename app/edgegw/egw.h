@@ -243,6 +243,7 @@ struct egw_app {
 	bool esp;      /**< lib/esp initialised (stage_esp.c); written under ctrl_lock */
 	bool pppoe;    /**< lib/pppoe initialised (stage_pppoe.c); written under ctrl_lock */
 	bool ip;       /**< lib/ip initialised (stage_ip.c); written under ctrl_lock */
+	bool radius;   /**< RADIUS AAA initialised (stage_radius.c); written under ctrl_lock */
 	bool pdump;
 };
 
@@ -384,6 +385,31 @@ void egw_pppoe_stage_json(FILE *f);
  */
 void egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, const uint32_t *sids,
 			   uint16_t n);
+
+/* stage_radius.c: RADIUS AAA of the PPPoE sessions (under ctrl_lock) */
+struct egw_radius;
+struct sockaddr_storage;
+/** The client, lib/pppoe's AAA hooks; after the PPPoE stage. */
+int egw_radius_stage_init(void);
+/** At exit, after the sessions closed: their Stops sent and answered (bounded), then
+ *  Accounting-Off. Takes ctrl_lock itself. */
+void egw_radius_stage_shutdown(void);
+void egw_radius_stage_fini(void);
+/** Control path, every poll: sockets, retransmissions, timeouts, interim updates. */
+unsigned int egw_radius_stage_service(void);
+struct egw_radius *egw_radius_stage_client(void);
+void egw_radius_stage_set_nas_id(const char *s);
+void egw_radius_stage_set_nas_ip(const struct sockaddr_storage *a);
+void egw_radius_stage_set_interim(unsigned int s);
+int egw_radius_stage_dae_listen(const struct sockaddr_storage *a);
+/** Every counter of the client, the DAE listener and the AAA glue. */
+void egw_radius_stage_counters(void (*fn)(const char *name, uint64_t v, void *arg), void *arg);
+/** A session's RADIUS line for "show pppoe sessions detail"; false if it has none. */
+bool egw_radius_stage_session_str(uint16_t sid, char *buf, size_t len);
+/** Configuration (text for show, or JSON members). */
+void egw_radius_stage_config(FILE *f, bool json);
+/** cli_radius.c: --stats-json's "radius" object (takes ctrl_lock). */
+void egw_radius_stage_json(FILE *f);
 
 /* stage_ip.c */
 /** The routed IP stage: the end of the IPv4 and IPv6 chains (fwd_gateway.c). */

@@ -148,6 +148,8 @@ out:
 		/* sessions end (PADTs) before the counters are printed and
 		 * written, so the shutdown appears in them */
 		egw_pppoe_stage_shutdown();
+		/* their accounting Stops answered, then Accounting-Off */
+		egw_radius_stage_shutdown();
 		egw_stats_print_final(stdout);
 		if (egw.opts.stats_json != NULL && egw_stats_json(egw.opts.stats_json) < 0)
 			exit_code = exit_code ? exit_code : 1;

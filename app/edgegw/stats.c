@@ -325,6 +325,11 @@ egw_show_config(FILE *f)
 	egw_esp_stage_show_config(f);
 	egw_pppoe_stage_show_config(f);
 	egw_ip_stage_show_config(f);
+	if (egw.radius) {
+		rte_spinlock_lock(&egw.ctrl_lock);
+		egw_radius_stage_config(f, false);
+		rte_spinlock_unlock(&egw.ctrl_lock);
+	}
 }
 
 void
@@ -448,6 +453,8 @@ egw_stats_json(const char *path)
 	egw_pppoe_stage_json(f);
 	fprintf(f, ",\n  \"ip\": ");
 	egw_ip_stage_json(f);
+	fprintf(f, ",\n  \"radius\": ");
+	egw_radius_stage_json(f);
 	fprintf(f, "\n}\n");
 	if (fclose(f) != 0) {
 		fprintf(stderr, "error: --stats-json %s: %s\n", path, strerror(errno));

@@ -6,6 +6,7 @@
  *   /edgegw/config       engine, lcores, port roles
  *   /edgegw/esp          ESP totals and drops by reason
  *   /edgegw/pppoe        PPPoE control counters, data-path drops, sessions
+ *   /edgegw/radius       RADIUS client, DAE and accounting counters
  *                        by state
  *   /edgegw/ip           IP routing: data-path counters, drops by reason,
  *                        ARP/ND counters, route counts, neighbours
@@ -192,6 +193,25 @@ tel_pppoe(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	egw_pppoe_stage_drops(drop);
 	for (i = 0; i < EGW_PPPOE_DROP_MAX; i++)
 		rte_tel_data_add_dict_u64(d, egw_pppoe_drop_name(i), drop[i]);
+	return 0;
+}
+
+/* RADIUS: the client's, the DAE listener's and the AAA glue's counters. */
+static void
+tel_radius_cnt(const char *name, uint64_t v, void *arg)
+{
+	rte_tel_data_add_dict_u64(arg, name, v);
+}
+
+static int
+tel_radius(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&egw.ctrl_lock);
+	rte_tel_data_add_dict_int(d, "available", egw.radius);
+	if (egw.radius)
+		egw_radius_stage_counters(tel_radius_cnt, d);
+	rte_spinlock_unlock(&egw.ctrl_lock);
 	return 0;
 }
 
@@ -383,6 +403,9 @@ egw_telemetry_init(void)
 		"/edgegw/pppoe", tel_pppoe,
 		"PPPoE: sessions by state, control counters, data-path drops by reason. Takes no "
 		"parameters");
+	rc |= rte_telemetry_register_cmd(
+		"/edgegw/radius", tel_radius,
+		"RADIUS: client, DAE and accounting counters (no secret). Takes no parameters");
 	rc |= rte_telemetry_register_cmd(
 		"/edgegw/ip", tel_ip,
 		"IP routing: data-path counters, drops by reason, ARP/ND counters, routes, next "

@@ -7,6 +7,11 @@
  * (OPENSSL_cleanse) when a subscriber is deleted and at shutdown. A failed
  * authentication is answered (PAP Authenticate-Nak, CHAP Failure) and then
  * ends the session: LCP Terminate-Request and a PADT.
+ *
+ * With an authentication order other than local (aaa.c), a request or
+ * response is handed to the AAA hook and answered when its answer comes
+ * (ppp_auth_remote_result()); meanwhile the phase timer runs on, repeats of
+ * the request are ignored, and no Challenge is sent again.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -290,8 +295,8 @@ auth_hdr(const uint8_t *p, uint16_t len)
 static void
 pap_reply(struct ppp_sess *ps, uint8_t code, uint8_t id, const char *msg)
 {
-	uint8_t buf[64];
-	size_t ml = strlen(msg);
+	uint8_t buf[256];
+	size_t ml = strnlen(msg, 253);
 
 	buf[0] = (uint8_t)ml;
 	memcpy(&buf[1], msg, ml);
@@ -326,6 +331,33 @@ ppp_pap_input(struct ppp_sess *ps, const uint8_t *p, uint16_t len)
 	name = &d[1];
 	pl = d[1 + nl];
 	pw = &d[2 + nl];
+
+	if (ps->aaa_cookie != 0) {
+		/* the peer repeats itself while the server thinks */
+		PPPOE_CNT_INC(AUTH_PENDING_DUP);
+		return;
+	}
+	if (!ps->authenticated && pppoe_aaa_remote()) {
+		int rc = ppp_aaa_start(ps, p[1], name, nl, pw, pl);
+
+		if (rc > 0)
+			return;
+		if (rc < 0) {
+			PPPOE_CNT_INC(PAP_FAIL);
+			pap_reply(ps, PAP_AUTH_NAK, p[1], pap_msg_fail);
+			ppp_sess_terminate(ps->s, EGW_PPPOE_CAUSE_AUTH_FAIL);
+			return;
+		}
+	}
+	if (ps->authenticated && ps->aaa_seen) {
+		/* our Ack of a remote answer was lost: the same name is acked
+		 * again, without asking the server twice */
+		if (nl == strlen(ps->user) && memcmp(name, ps->user, nl) == 0)
+			pap_reply(ps, PAP_AUTH_ACK, p[1], pap_msg_ok);
+		else
+			PPPOE_CNT_INC(AUTH_DISCARD);
+		return;
+	}
 
 	u = user_find(name, nl);
 	ok = auth_user_ok(ps, u) && pl == u->secret_len && CRYPTO_memcmp(pw, u->secret, pl) == 0;
@@ -364,11 +396,17 @@ chap_md5(uint8_t id, const struct ppp_user *u, const uint8_t chal[16], uint8_t o
 }
 
 static void
+chap_reply_msg(struct ppp_sess *ps, uint8_t code, uint8_t id, const char *msg)
+{
+	if (msg == NULL)
+		msg = code == CHAP_SUCCESS ? chap_msg_ok : chap_msg_fail;
+	ppp_send(ps, PPP_CHAP, code, id, msg, (uint16_t)strnlen(msg, 253));
+}
+
+static void
 chap_reply(struct ppp_sess *ps, uint8_t code, uint8_t id)
 {
-	const char *msg = code == CHAP_SUCCESS ? chap_msg_ok : chap_msg_fail;
-
-	ppp_send(ps, PPP_CHAP, code, id, msg, (uint16_t)strlen(msg));
+	chap_reply_msg(ps, code, id, NULL);
 }
 
 void
@@ -409,6 +447,27 @@ ppp_chap_input(struct ppp_sess *ps, const uint8_t *p, uint16_t len)
 	}
 	vs = d[0];
 	nl = dl - 1 - vs;
+	if (ps->aaa_cookie != 0) {
+		PPPOE_CNT_INC(AUTH_PENDING_DUP);
+		return;
+	}
+	if (pppoe_aaa_remote()) {
+		int rc = -1;
+
+		if (vs == CHAP_MD5_LEN && nl >= 1 && nl <= EGW_PPPOE_NAME_MAX)
+			rc = ppp_aaa_start(ps, p[1], &d[1 + vs], (uint8_t)nl, &d[1], vs);
+		if (rc > 0) {
+			/* answered: the Challenge is not sent again meanwhile */
+			rte_timer_stop(&ps->chap_timer);
+			return;
+		}
+		if (rc < 0) {
+			PPPOE_CNT_INC(CHAP_FAIL);
+			chap_reply(ps, CHAP_FAILURE, p[1]);
+			ppp_sess_terminate(ps->s, EGW_PPPOE_CAUSE_AUTH_FAIL);
+			return;
+		}
+	}
 	u = nl <= EGW_PPPOE_NAME_MAX ? user_find(&d[1 + vs], (size_t)nl) : NULL;
 	ok = auth_user_ok(ps, u) && vs == CHAP_MD5_LEN &&
 	     chap_md5(p[1], u, ps->chap_chal, expect) &&
@@ -424,4 +483,64 @@ ppp_chap_input(struct ppp_sess *ps, const uint8_t *p, uint16_t len)
 	PPPOE_CNT_INC(CHAP_OK);
 	chap_reply(ps, CHAP_SUCCESS, p[1]);
 	auth_success(ps, u);
+}
+
+/* ---------------- remote answers (aaa.c) ---------------- */
+
+void
+ppp_auth_remote_result(struct ppp_sess *ps, bool ok, const char *msg)
+{
+	bool pap = ps->auth == EGW_PPPOE_AUTH_PAP;
+	size_t nl = strnlen(ps->aaa_user, EGW_PPPOE_NAME_MAX);
+
+	if (!ok) {
+		if (pap) {
+			PPPOE_CNT_INC(PAP_FAIL);
+			pap_reply(ps, PAP_AUTH_NAK, ps->aaa_id, msg != NULL ? msg : pap_msg_fail);
+		} else {
+			PPPOE_CNT_INC(CHAP_FAIL);
+			chap_reply_msg(ps, CHAP_FAILURE, ps->aaa_id, msg);
+		}
+		ppp_sess_terminate(ps->s, EGW_PPPOE_CAUSE_AUTH_FAIL);
+		return;
+	}
+	/* a new authentication of the same link must be the same name */
+	if (ps->user[0] != '\0' && strcmp(ps->user, ps->aaa_user) != 0) {
+		ppp_auth_remote_result(ps, false, NULL);
+		return;
+	}
+	if (pap) {
+		PPPOE_CNT_INC(PAP_OK);
+		pap_reply(ps, PAP_AUTH_ACK, ps->aaa_id, msg != NULL ? msg : pap_msg_ok);
+	} else {
+		PPPOE_CNT_INC(CHAP_OK);
+		chap_reply_msg(ps, CHAP_SUCCESS, ps->aaa_id, msg);
+	}
+	memcpy(ps->user, ps->aaa_user, nl + 1);
+	ps->authenticated = true;
+	ppp_auth_stop(ps);
+	if (ps->phase == PPP_PHASE_AUTH)
+		ppp_phase_network(ps);
+}
+
+void
+ppp_auth_local_fallback(struct ppp_sess *ps)
+{
+	size_t nl = strnlen(ps->aaa_user, EGW_PPPOE_NAME_MAX);
+	const struct ppp_user *u = user_find((const uint8_t *)ps->aaa_user, nl);
+	uint8_t expect[CHAP_MD5_LEN];
+	bool ok;
+
+	if (ps->auth == EGW_PPPOE_AUTH_PAP) {
+		ok = auth_user_ok(ps, u) && ps->aaa_cred_len == u->secret_len &&
+		     CRYPTO_memcmp(ps->aaa_cred, u->secret, u->secret_len) == 0;
+	} else {
+		ok = auth_user_ok(ps, u) && ps->aaa_cred_len == CHAP_MD5_LEN &&
+		     chap_md5(ps->aaa_id, u, ps->chap_chal, expect) &&
+		     CRYPTO_memcmp(expect, ps->aaa_cred, CHAP_MD5_LEN) == 0;
+		OPENSSL_cleanse(expect, sizeof(expect));
+	}
+	if (ok)
+		ps->user_addr = u->addr;
+	ppp_auth_remote_result(ps, ok, NULL);
 }

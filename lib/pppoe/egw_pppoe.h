@@ -265,6 +265,87 @@ int egw_pppoe_user_add(const char *name, const char *secret, rte_be32_t addr);
 /** -ENOENT. Sessions of the user stay up. */
 int egw_pppoe_user_del(const char *name);
 
+/* --- remote authentication and accounting (AAA; aaa.c) --- */
+
+/** Where PAP/CHAP credentials are checked. */
+enum egw_pppoe_auth_order {
+	EGW_PPPOE_AUTH_LOCAL = 0,    /**< the subscriber table only (the default) */
+	EGW_PPPOE_AUTH_REMOTE,       /**< the AAA hook only: no answer is a refusal */
+	EGW_PPPOE_AUTH_REMOTE_LOCAL, /**< the AAA hook; the table when no server answers */
+};
+/** -EINVAL for an unknown order. */
+int egw_pppoe_set_auth_order(enum egw_pppoe_auth_order order);
+enum egw_pppoe_auth_order egw_pppoe_get_auth_order(void);
+
+/** Credentials a session presented, for the AAA hook (valid during the call). */
+struct egw_pppoe_auth_req {
+	uint16_t sid;
+	uint64_t cookie;            /**< give it back to egw_pppoe_auth_done() */
+	enum egw_pppoe_auth method; /**< PAP or CHAP */
+	const char *user;           /**< NUL-terminated, user_len bytes */
+	uint8_t user_len;
+	const uint8_t *password; /**< PAP: password_len bytes */
+	uint8_t password_len;
+	uint8_t chap_id;               /**< CHAP: our Challenge's Identifier */
+	const uint8_t *chap_challenge; /**< CHAP: the 16-byte Challenge we sent */
+	const uint8_t *chap_response;  /**< CHAP: the peer's 16-byte MD5 Response */
+	uint16_t port;
+	struct rte_ether_addr mac;
+	uint8_t n_vlan;
+	uint16_t vlan[2];    /**< VIDs, outer first */
+	const char *service; /**< Service-Name the client asked for ("" any) */
+};
+
+/**
+ * The AAA hook of an authentication (control path): start checking the
+ * credentials and return 0, the answer coming later through
+ * egw_pppoe_auth_done(); or -ENOENT/-EHOSTUNREACH when no server is
+ * configured (order REMOTE_LOCAL then checks the table), another -errno to
+ * refuse. Must not call back into the library from the call itself.
+ */
+typedef int (*egw_pppoe_auth_fn)(const struct egw_pppoe_auth_req *r, void *arg);
+
+/** Session events for accounting (control path). */
+enum egw_pppoe_event {
+	/** the session's first NCP opened (IPv4 or IPv6 bound) */
+	EGW_PPPOE_EV_UP = 0,
+	/** a session that reported UP ended, after its grace period: its data-path
+	 *  counters are final; egw_pppoe_session_get() still finds it */
+	EGW_PPPOE_EV_DOWN,
+};
+typedef void (*egw_pppoe_event_fn)(enum egw_pppoe_event ev, uint16_t sid, void *arg);
+
+/** Install the AAA hooks (either may be NULL). 0. */
+int egw_pppoe_set_aaa(egw_pppoe_auth_fn auth, egw_pppoe_event_fn event, void *arg);
+
+/** The answer of the AAA hook. */
+enum egw_pppoe_auth_result {
+	EGW_PPPOE_AUTH_ACCEPT = 0,
+	EGW_PPPOE_AUTH_REJECT,
+	EGW_PPPOE_AUTH_NO_SERVER, /**< no server answered (REMOTE_LOCAL: the table decides) */
+};
+
+/** What an accepted session gets (zero fields: the configuration's). */
+struct egw_pppoe_authz {
+	rte_be32_t ip4;   /**< its IPv4 address (in no pool, or free in one) */
+	const char *pool; /**< or the IPv4 pool to take it from, by prefix ("a.b.c.d/n") */
+	bool has_ip6_prefix;
+	uint8_t ip6_prefix[8]; /**< its /64 (outside the IPv6 pools), instead of one from a pool */
+	rte_be32_t dns[2];     /**< IPCP DNS servers (RFC 1877) */
+	uint16_t mtu;          /**< the most it is sent (Framed-MTU), 576.. */
+	const char *message;   /**< text of the PAP/CHAP reply (NULL: the default) */
+};
+
+/**
+ * Answer of a remote authentication. A session that closed, renegotiated
+ * or already has an answer drops it: -ESTALE (counted auth_remote_late).
+ * ACCEPT: PAP Ack / CHAP Success, the session goes on with z; REJECT (or
+ * ACCEPT with a pool that does not exist): Nak / Failure and the session
+ * ends as auth_failed. 0 on success.
+ */
+int egw_pppoe_auth_done(uint16_t sid, uint64_t cookie, enum egw_pppoe_auth_result res,
+			const struct egw_pppoe_authz *z);
+
 /** Snapshot of the configuration for "show config" and JSON. */
 struct egw_pppoe_config {
 	char ac_name[EGW_PPPOE_NAME_MAX + 1];
@@ -359,6 +440,12 @@ unsigned int egw_pppoe_session_count(unsigned int count[4]);
 int egw_pppoe_session_clear(uint16_t sid);
 /** Close every session; returns how many. */
 unsigned int egw_pppoe_session_clear_all(void);
+
+/** One session (any state but free) by id, and why it ended (NONE while up). -ENOENT. */
+int egw_pppoe_session_get(uint16_t sid, struct egw_pppoe_session_info *info,
+			  enum egw_pppoe_cause *cause);
+/** Close a session with a cause (LCP Terminate-Request, PADT). -ENOENT, -EINVAL. */
+int egw_pppoe_session_terminate(uint16_t sid, enum egw_pppoe_cause cause);
 
 /** Control-path counters: names and values, in a fixed order. */
 unsigned int egw_pppoe_ctrl_counters(const char **names, uint64_t *values, unsigned int max);

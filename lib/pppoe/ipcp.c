@@ -38,6 +38,15 @@ ppp_ipcp_choose_addr(struct ppp_sess *ps)
 
 	if (ps->addr != 0)
 		return true; /* kept across LCP renegotiation */
+	if (ps->pool[0] != '\0') {
+		/* Framed-Pool: that pool or nothing */
+		a = pppoe_pool4_alloc_named(ps->pool);
+		if (a == 0)
+			return false;
+		ps->addr = a;
+		ps->addr_from_pool = true;
+		return true;
+	}
 	if (ps->user_addr != 0) {
 		/* 0: reserved in a pool; 1: outside every pool, usable */
 		rc = pppoe_pool4_reserve(ps->user_addr);
@@ -117,7 +126,10 @@ ipcp_rx_req(struct ppp_fsm *f, const uint8_t *opt, uint16_t len, uint8_t *out, u
 				want = ps->addr;
 				has_addr = true;
 			} else {
-				want = pppoe_g.conf.dns[t == IPCP_OPT_DNS1 ? 0 : 1];
+				/* the authorisation's servers, else the configured ones */
+				want = ps->dns[t == IPCP_OPT_DNS1 ? 0 : 1];
+				if (want == 0)
+					want = pppoe_g.conf.dns[t == IPCP_OPT_DNS1 ? 0 : 1];
 				if (want == 0) {
 					/* RFC 1877: no server to give */
 					bad = true;
@@ -207,6 +219,7 @@ ipcp_tlu(struct ppp_fsm *f)
 	}
 	ps->ip4_bound = true;
 	ppp_ncp_opened(ps);
+	ppp_aaa_bound(ps);
 }
 
 static void

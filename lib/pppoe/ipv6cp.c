@@ -369,6 +369,7 @@ ipv6cp_tlu(struct ppp_fsm *f)
 		return;
 	}
 	ps->ip6_bound = true;
+	ppp_aaa_bound(ps);
 	ps->ra_count = 1;
 	ra_send(ps);
 	ppp_timer_arm(ps, &ps->ra_timer, ppp_timing.ra_init_ms, ra_timer_cb, ps);

@@ -434,26 +434,63 @@ pool4_of(uint32_t a, uint32_t *idx)
 	return NULL;
 }
 
+/* A free address of pool p (network order), 0 if it is full. */
+static rte_be32_t
+pool4_take(struct pool *p)
+{
+	int64_t b;
+
+	if (p->used == p->size - 3)
+		return 0;
+	b = bit_find_clear(p, p->next);
+	if (b < 0)
+		return 0;
+	bit_set(p->bitmap, (uint32_t)b);
+	p->used++;
+	p->next = (uint32_t)b + 1 < p->size ? (uint32_t)b + 1 : 0;
+	return rte_cpu_to_be_32((uint32_t)p->base + (uint32_t)b);
+}
+
 rte_be32_t
 pppoe_pool4_alloc(void)
 {
 	unsigned int i;
+	rte_be32_t a;
 
 	for (i = 0; i < nb_pools4; i++) {
-		struct pool *p = &pools4[i];
-		int64_t b;
-
-		if (p->used == p->size - 3)
-			continue;
-		b = bit_find_clear(p, p->next);
-		if (b < 0)
-			continue;
-		bit_set(p->bitmap, (uint32_t)b);
-		p->used++;
-		p->next = (uint32_t)b + 1 < p->size ? (uint32_t)b + 1 : 0;
-		return rte_cpu_to_be_32((uint32_t)p->base + (uint32_t)b);
+		a = pool4_take(&pools4[i]);
+		if (a != 0)
+			return a;
 	}
 	return 0;
+}
+
+static struct pool *
+pool4_named(const char *name)
+{
+	char t[INET6_ADDRSTRLEN + 8];
+	unsigned int i;
+
+	for (i = 0; i < nb_pools4; i++) {
+		pool_text(&pools4[i], AF_INET, t, sizeof(t));
+		if (strcmp(t, name) == 0)
+			return &pools4[i];
+	}
+	return NULL;
+}
+
+rte_be32_t
+pppoe_pool4_alloc_named(const char *name)
+{
+	struct pool *p = pool4_named(name);
+
+	return p != NULL ? pool4_take(p) : 0;
+}
+
+bool
+pppoe_pool4_named_exists(const char *name)
+{
+	return pool4_named(name) != NULL;
 }
 
 int

@@ -297,11 +297,12 @@ ppp_sess_free(struct pppoe_sess *s)
 	if (ps == NULL)
 		return;
 	ppp_sess_stop(s);
+	ppp_aaa_free(ps);
 	/* the data path could read the address until the grace period ended:
 	 * only now may another session get it */
 	if (ps->addr != 0 && ps->addr_from_pool)
 		pppoe_pool4_release(ps->addr);
-	if (ps->has_prefix)
+	if (ps->has_prefix && !ps->prefix_fixed)
 		pppoe_pool6_release(ps->prefix);
 	free(ps);
 	s->ppp = NULL;

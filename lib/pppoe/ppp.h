@@ -258,6 +258,18 @@ struct ppp_sess {
 	char user[EGW_PPPOE_NAME_MAX + 1];
 	rte_be32_t user_addr; /* the user's static address; 0 = from a pool */
 
+	/* remote authentication and accounting (aaa.c) */
+	uint64_t aaa_cookie; /* a remote answer is awaited for it; 0: none */
+	uint8_t aaa_id;      /* the PAP/CHAP Identifier the answer goes to */
+	bool aaa_seen;       /* the AAA hook saw the session: it hears of its end */
+	bool aaa_up;         /* EGW_PPPOE_EV_UP reported */
+	bool prefix_fixed;   /* prefix came from the authorisation: no pool holds it */
+	uint8_t aaa_cred_len;
+	uint8_t aaa_cred[EGW_PPPOE_NAME_MAX]; /* PAP password or CHAP response (fallback) */
+	char aaa_user[EGW_PPPOE_NAME_MAX + 1];
+	rte_be32_t dns[2]; /* from the authorisation; 0: the configuration's */
+	char pool[48];     /* Framed-Pool: the IPv4 pool to take the address from */
+
 	/* network phase (ppp.c) */
 	struct rte_timer ncp_timer;
 
@@ -348,6 +360,25 @@ void ppp_auth_start(struct ppp_sess *ps);
 void ppp_auth_stop(struct ppp_sess *ps);
 void ppp_pap_input(struct ppp_sess *ps, const uint8_t *p, uint16_t len);
 void ppp_chap_input(struct ppp_sess *ps, const uint8_t *p, uint16_t len);
+
+/* aaa.c */
+/** The authentication order is not local: PAP/CHAP go to the AAA hook. */
+bool pppoe_aaa_remote(void);
+/**
+ * A PAP request or CHAP response to check remotely (order not LOCAL):
+ * 1 the answer is awaited, 0 check the local table, -1 refuse.
+ * cred: PAP password, or the CHAP MD5 response (16 bytes).
+ */
+int ppp_aaa_start(struct ppp_sess *ps, uint8_t id, const uint8_t *name, uint8_t nl,
+		  const uint8_t *cred, uint8_t cl);
+/** An NCP bound: the first one reports EGW_PPPOE_EV_UP. */
+void ppp_aaa_bound(struct ppp_sess *ps);
+/** The session is freed: EGW_PPPOE_EV_DOWN if the hook saw it. */
+void ppp_aaa_free(struct ppp_sess *ps);
+/** The remote answer's local end, in auth.c: accept (user, address, message) or refuse. */
+void ppp_auth_remote_result(struct ppp_sess *ps, bool ok, const char *msg);
+/** Check the credentials kept for the fallback against the local table (auth.c). */
+void ppp_auth_local_fallback(struct ppp_sess *ps);
 
 /* ipcp.c */
 extern const struct ppp_fsm_ops ppp_ipcp_ops;

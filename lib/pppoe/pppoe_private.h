@@ -14,6 +14,7 @@
  *   fsm.c      the RFC 1661 option-negotiation automaton (LCP, IPCP, IPv6CP)
  *   lcp.c      LCP options, echo keepalive, Protocol-/Code-Reject
  *   auth.c     subscriber table, PAP, CHAP-MD5
+ *   aaa.c      hooks of remote authentication (RADIUS) and accounting
  *   ipcp.c     IPCP (+ RFC 1877 DNS)
  *   ipv6cp.c   IPv6CP, router advertisements and solicitations
  *   ppp.c      per-session PPP glue: start, input demux, phases, stop, free
@@ -386,6 +387,10 @@ void pppoe_disc_fini(void);
 
 /** Take a free IPv4 address (network order); 0 if none. */
 rte_be32_t pppoe_pool4_alloc(void);
+/** Take a free address of the pool whose prefix text is name ("a.b.c.d/n"); 0 if none. */
+rte_be32_t pppoe_pool4_alloc_named(const char *name);
+/** Whether an IPv4 pool of that prefix text exists. */
+bool pppoe_pool4_named_exists(const char *name);
 /** Reserve a given address (static per-user address): 0, -EBUSY, or 1 if in no pool (usable). */
 int pppoe_pool4_reserve(rte_be32_t addr);
 void pppoe_pool4_release(rte_be32_t addr);
