@@ -142,7 +142,9 @@ copy_addr(const struct egw_ip_addr_info *ai, void *arg)
 {
 	struct addr_copy *c = arg;
 
-	if (ai->port != c->port || ai->link_local || ai->vlan != 0)
+	/* the link-local address too: what the host sends to link-scope
+	 * groups (OSPFv3) comes from it, and edgegw answers ND for it */
+	if (ai->port != c->port || ai->vlan != 0)
 		return 0;
 	c->rc = exc_addr(c->x, &ai->addr, ai->len, true, c->err, c->errlen);
 	return c->rc;
@@ -269,6 +271,16 @@ egw_exception_addr(uint16_t port, const struct egw_ip_addr *a, uint8_t len, bool
 		return;
 	if (exc_addr(&exc[port], a, len, add, err, sizeof(err)) < 0)
 		fprintf(stderr, "warning: exception path of port %u: %s\n", port, err);
+	/* the port's first IPv6 address made its link-local one: the host
+	 * gets it too (copy_addr() takes every address; replacing is
+	 * harmless) */
+	if (add && a->family == AF_INET6) {
+		struct addr_copy c = {&exc[port], port, err, sizeof(err), 0};
+
+		egw_ip_addr_walk(copy_addr, &c);
+		if (c.rc < 0)
+			fprintf(stderr, "warning: exception path of port %u: %s\n", port, err);
+	}
 }
 
 /* lib/ip's local callback: a packet to edgegw for the host's stack. */

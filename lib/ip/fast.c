@@ -505,6 +505,43 @@ fwd6(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip
 	emit(c, res, m, nh, now);
 }
 
+/*
+ * A link-scope multicast packet (224.0.0.0/24, ff02::/16: OSPF and OSPFv3
+ * hellos, RIP, VRRP, mDNS) is for the host's stack when the port has an
+ * exception path: to the control path as a local packet, rate limited as
+ * those are. ND stays lib/ip's (check6 took it before). Untagged only: the
+ * exception path carries a port's untagged addresses. False: not such a
+ * packet, or no path (the caller drops it as multicast).
+ */
+static __rte_noinline bool
+mcast_to_host(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, uint16_t port,
+	      unsigned int flags, bool v6)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len);
+	const struct ip_port_dp *pd;
+
+	if (v6 ? !(ip[24] == 0xff && (ip[25] & 0x0f) == 0x02)
+	       : !(ip[16] == 224 && ip[17] == 0 && ip[18] == 0))
+		return false;
+	if ((flags & EGW_IP_F_NO_EXCEPTION) || egw_eth_meta(m)->n_vlan != 0 ||
+	    port >= RTE_MAX_ETHPORTS)
+		return false;
+	/* pairs with the release store in port_dp_publish() (ctl.c) */
+	pd = __atomic_load_n(&ip_dp.port[port], __ATOMIC_ACQUIRE);
+	if (pd == NULL || !pd->exception)
+		return false;
+	if (!ip_tb_take(&c->local_tb, rte_get_tsc_cycles(), ip_dp.local_pps, ip_dp.local_burst) ||
+	    res->n_ctrl == EGW_IP_MAX_BURST) {
+		drop(res, m, EGW_IP_DROP_LOCAL_CTRL_LIMIT);
+		return true;
+	}
+	egw_eth_meta(m)->reserved = IP_META_LOCAL;
+	m->hash.usr = port;
+	res->ctrl[res->n_ctrl++] = m;
+	ST_ADD(c, local, 1);
+	return true;
+}
+
 static inline void
 local(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip_nh *nh, bool v6,
       unsigned int flags)
@@ -558,7 +595,9 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 		if (!v6) {
 			r = check4(m, &c->dst4[k]);
 			if (unlikely(r != EGW_IP_DROP_MAX)) {
-				drop(res, m, r);
+				if (r != EGW_IP_DROP_MULTICAST ||
+				    !mcast_to_host(c, res, m, port, flags, false))
+					drop(res, m, r);
 				continue;
 			}
 			/* the FIB's first-level line, while the burst is checked */
@@ -570,7 +609,9 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 
 			if (unlikely(x != 0)) {
 				if (x < 0) {
-					drop(res, m, r);
+					if (r != EGW_IP_DROP_MULTICAST ||
+					    !mcast_to_host(c, res, m, port, flags, true))
+						drop(res, m, r);
 				} else if (!ip_tb_take(&c->punt_tb, now, ip_dp.punt_pps,
 						       ip_dp.punt_burst) ||
 					   res->n_ctrl == EGW_IP_MAX_BURST) {

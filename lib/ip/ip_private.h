@@ -357,7 +357,8 @@ void ip_nh_hdr(struct ip_nh *nh, const struct rte_ether_addr *dst, uint16_t port
 	X(exception_no_path) \
 	X(exception_tx) \
 	X(exception_no_route) \
-	X(exception_too_big)
+	X(exception_too_big) \
+	X(exception_bad_source)
 /* clang-format on */
 
 struct ip_ctl_stats {

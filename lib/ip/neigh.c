@@ -1004,6 +1004,56 @@ punt_input(struct rte_mbuf *m, bool v6)
 		neigh_solicit(n, false);
 }
 
+/* A link-scope multicast packet the host sent on m->port's exception path
+ * (OSPF hellos, RIP, VRRP): not routed, it leaves by that port, untagged,
+ * to the group's MAC (RFC 1112 6.4, RFC 2464 7). */
+static int
+output_link_mcast(struct rte_mbuf *m, const struct egw_ip_addr *dst, uint32_t len)
+{
+	bool v6 = dst->family == AF_INET6;
+	struct rte_ether_hdr *eh;
+
+	struct egw_ip_addr src;
+	const struct ip_nh *nh;
+
+	if (!ip_port_routed(m->port)) {
+		ip_cs.exception_no_route++;
+		rte_pktmbuf_free(m);
+		return -ENETUNREACH;
+	}
+	/* from one of the port's own addresses only: the host's stack never
+	 * speaks on the wire with a source edgegw would not answer for */
+	memset(&src, 0, sizeof(src));
+	src.family = dst->family;
+	memcpy(src.a, rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len + (v6 ? 8 : 12)),
+	       v6 ? 16 : 4);
+	nh = ip_nh_of(ip_fib_lookup(&src), m, v6);
+	if (nh->kind != NH_LOCAL || nh->port != m->port) {
+		ip_cs.exception_bad_source++;
+		rte_pktmbuf_free(m);
+		return -EADDRNOTAVAIL;
+	}
+	if (len > ip_port_mtu(m->port)) {
+		ip_cs.exception_too_big++;
+		rte_pktmbuf_free(m);
+		return -EMSGSIZE;
+	}
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	if (v6) {
+		eh->dst_addr = (struct rte_ether_addr){
+			{0x33, 0x33, dst->a[12], dst->a[13], dst->a[14], dst->a[15]}};
+		eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	} else {
+		eh->dst_addr = (struct rte_ether_addr){
+			{0x01, 0x00, 0x5e, dst->a[1] & 0x7f, dst->a[2], dst->a[3]}};
+		eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	}
+	eh->src_addr = *ip_port_mac(m->port);
+	ip_cs.exception_tx++;
+	ip_ctl_tx(m->port, m);
+	return 0;
+}
+
 int
 egw_ip_output(struct rte_mbuf *m)
 {
@@ -1036,6 +1086,9 @@ egw_ip_output(struct rte_mbuf *m)
 		memcpy(dst.a, &ip->dst_addr, 4);
 		len = rte_be_to_cpu_16(ip->total_length);
 	}
+	if (v6 ? dst.a[0] == 0xff && (dst.a[1] & 0x0f) == 0x02
+	       : dst.a[0] == 224 && dst.a[1] == 0 && dst.a[2] == 0)
+		return output_link_mcast(m, &dst, len);
 	nh = ip_nh_of(ip_fib_lookup(&dst), m, v6);
 	if (nh->kind != NH_NEIGH && nh->kind != NH_GLEAN) {
 		ip_cs.exception_no_route++;

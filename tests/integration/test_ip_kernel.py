@@ -12,7 +12,9 @@ address), a net unreachable for a destination without a route, tracepath
 that finds the 1400-byte IP MTU edgegw routes with out of port 1 (`ip port
 1 mtu 1400`, below the links' 1500: ICMP fragmentation needed / packet too
 big), iperf3 TCP both ways across it, and TCP (IPv4 and IPv6) to a listener of the host's own stack
-on edgegw's address through port 0's kernel exception path (egwx0). Then hostile frames from a namespace (scapy): TTL 0/1, martian
+on edgegw's address through port 0's kernel exception path (egwx0), and
+link-scope multicast (224.0.0.251, ff02::fb, as OSPF's hellos would be) both
+ways through it. Then hostile frames from a namespace (scapy): TTL 0/1, martian
 sources, the subnet broadcast, lying lengths, an ARP flood from random
 senders: the counters explain every frame and the accounting identity holds.
 
@@ -121,6 +123,76 @@ s = socket.create_connection((sys.argv[2], 2222), timeout=5)
 s.sendall(b"edgegw-exception-test")
 print(s.recv(100).decode())
 '''
+
+
+# link-scope multicast (as OSPF hellos are): a receiver joined to a group on
+# an interface, and a sender with TTL / hop limit 1 out of one
+MCAST_RX = r'''
+import socket, struct, sys
+fam, group, ifname, src = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+idx = socket.if_nametoindex(ifname)
+if fam == "4":
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((group, 5353))
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                 socket.inet_aton(group) + struct.pack("=II", 0, idx))
+else:
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((group, 5353, 0, idx))
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+                 socket.inet_pton(socket.AF_INET6, group) + struct.pack("=I", idx))
+s.settimeout(8)
+print("ready", flush=True)
+while True:
+    d, a = s.recvfrom(200)
+    if d.startswith(b"edgegw-mcast"):
+        print("got", d.decode(), "from", a[0], flush=True)
+        break
+'''
+
+MCAST_TX = r'''
+import socket, struct, sys, time
+fam, group, ifname, src = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+idx = socket.if_nametoindex(ifname)
+if fam == "4":
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF,
+                 struct.pack("=4sII", socket.inet_aton(src), 0, idx))
+    dst = (group, 5353)
+else:
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, 1)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF, idx)
+    if src != "-":
+        s.bind((src, 0, 0, idx))
+    dst = (group, 5353, 0, idx)
+for i in range(10):
+    s.sendto(b"edgegw-mcast-%d" % i, dst)
+    time.sleep(0.3)
+'''
+
+
+def mcast(c, rx_ns, tx_ns, fam, group, rx_if, tx_if, src, what):
+    """A receiver (in rx_ns, None: the host) joined to group on rx_if gets a
+    datagram that a sender (in tx_ns) sends to the group out of tx_if."""
+    def cmd(n, script):
+        base = ["/usr/bin/python3", "-c", script, fam, group]
+        return (["nsenter", "--net=/run/netns/" + n, "--"] if n else []) + base
+    rx = subprocess.Popen(cmd(rx_ns, MCAST_RX) + [rx_if, src], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    time.sleep(0.7)
+    tx = subprocess.run(cmd(tx_ns, MCAST_TX) + [tx_if, src], stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, timeout=30)
+    try:
+        o = rx.communicate(timeout=15)[0].decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        rx.kill()
+        o = rx.communicate()[0].decode(errors="replace")
+    c.check("got edgegw-mcast" in o, what, (o.strip() + " / " + tx.stdout.decode(
+        errors="replace").strip())[-200:])
 
 
 def main():
@@ -256,6 +328,18 @@ def main():
             c.check(rc == 0 and "reply:edgegw-exception-test" in o,
                     "TCP from egwA to the host's listener on %s:2222 through the exception path"
                     % addr, (o.strip() + " / " + lo.strip())[-200:])
+        # link-scope multicast through the exception path, both ways (as
+        # OSPF's hellos to 224.0.0.5 / ff02::5 would go): mDNS's groups here
+        mcast(c, None, NSA, "4", "224.0.0.251", "egwx0", IF0, "203.0.113.2",
+              "IPv4 link-scope multicast from egwA reaches the host's socket on egwx0")
+        mcast(c, NSA, None, "4", "224.0.0.251", IF0, "egwx0", "203.0.113.1",
+              "IPv4 link-scope multicast from the host (egwx0) reaches egwA")
+        mcast(c, None, NSA, "6", "ff02::fb", "egwx0", IF0, "-",
+              "IPv6 link-scope multicast from egwA reaches the host's socket on egwx0")
+        ll = re.search(r"(fe80::[0-9a-f:]+)/64 \(link-local\)", out)
+        if c.check(ll is not None, "edgegw's link-local address of port 0"):
+            mcast(c, NSA, None, "6", "ff02::fb", IF0, "egwx0", ll.group(1),
+                  "IPv6 link-scope multicast from the host (edgegw's link-local) reaches egwA")
         # hostile frames from egwA
         script = c.path("hostile.py")
         with open(script, "w") as f:
