@@ -356,6 +356,16 @@ route_cb(bool add, uint16_t sid, int family, const uint8_t *addr, uint8_t len, v
 	return 0;
 }
 
+/* lib/pppoe's source check of a session with routed prefixes (Framed-Route,
+ * delegated prefixes): the source's route in the FIB must be the session's
+ * (strict reverse-path check, BCP 38); data path */
+static bool
+src_cb(uint16_t sid, bool v6, const uint8_t *src, void *arg)
+{
+	(void)arg;
+	return egw_ip_session_of(v6 ? AF_INET6 : AF_INET, src) == sid;
+}
+
 /* egw_pppoe_init() takes the lcore it runs on as the one whose
  * rte_timer_manage() runs the PPP timers: the lcore of the control path. */
 static int
@@ -395,6 +405,7 @@ egw_pppoe_stage_init(void)
 	p.tx = egw_control_tx;
 	p.socket = (int)s;
 	p.route = route_cb;
+	p.src_check = src_cb;
 	if (p.pool == NULL) {
 		fprintf(stderr, "error: PPPoE: no mbuf pool\n");
 		return -ENOMEM;

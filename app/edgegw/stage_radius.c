@@ -508,6 +508,10 @@ route_set(struct aaa_sess *a, bool add)
 		rad.c.routes_installed++;
 		a->route_installed[i] = true;
 	}
+	/* traffic to and from the routed prefixes is the session's (its
+	 * routes in the FIB say so; gone with the session) */
+	if (add && a->nb_routes != 0)
+		egw_pppoe_session_framed(a->sid, true);
 }
 
 static void
@@ -539,6 +543,13 @@ event_hook(enum egw_pppoe_event ev, uint16_t sid, void *arg)
 		if (acct)
 			acct_send(EGW_RADIUS_ACCT_START,
 				  acct_build(a, &s, EGW_RADIUS_ACCT_START, cause));
+		return;
+	}
+	if (ev == EGW_PPPOE_EV_CLOSING) {
+		/* the routes go before the grace period: no worker still uses
+		 * one when the slot is reused */
+		if (a != NULL && a->up)
+			route_set(a, false);
 		return;
 	}
 	/* EV_DOWN: the counters are final */

@@ -403,6 +403,13 @@ void egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts
 		      bool v6, unsigned int flags, struct egw_ip_res *res);
 
 /**
+ * Data path: the session key of the route an address takes
+ * (EGW_IP_SESSION_NONE: none, or not a session route); one FIB lookup, no
+ * context (any thread that is a QSBR reader). addr: 4 bytes (AF_INET) or 16.
+ */
+uint32_t egw_ip_session_of(int family, const uint8_t *addr);
+
+/**
  * Data path: the session key of each frame's destination, for a caller that
  * does not route (no TTL, no next hop): a bulk FIB lookup per family, IPv4
  * and IPv6 frames (l2_len set) mixed. keys[i] is EGW_IP_SESSION_NONE when

@@ -758,3 +758,23 @@ egw_ip_ttl_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 	}
 	return k;
 }
+
+uint32_t
+egw_ip_session_of(int family, const uint8_t *addr)
+{
+	uint64_t v = NH_ID_NOROUTE;
+
+	if (family == AF_INET && ip_dp.fib4 != NULL) {
+		uint32_t ip;
+
+		memcpy(&ip, addr, 4);
+		ip = rte_be_to_cpu_32(ip);
+		rte_fib_lookup_bulk(ip_dp.fib4, &ip, &v, 1);
+	} else if (family == AF_INET6 && ip_dp.fib6 != NULL) {
+		uint8_t a[1][16];
+
+		memcpy(a[0], addr, 16);
+		rte_fib6_lookup_bulk(ip_dp.fib6, a, &v, 1);
+	}
+	return sess_key(v);
+}

@@ -220,6 +220,20 @@ ppp_aaa_bound(struct ppp_sess *ps)
 }
 
 void
+ppp_aaa_closing(struct ppp_sess *ps)
+{
+	if (ps->aaa_up && aaa.event != NULL)
+		aaa.event(EGW_PPPOE_EV_CLOSING, ps->s->sid, aaa.arg);
+}
+
+void
+ppp_sess_closing(struct pppoe_sess *s)
+{
+	if (s->ppp != NULL)
+		ppp_aaa_closing(s->ppp);
+}
+
+void
 ppp_aaa_free(struct ppp_sess *ps)
 {
 	cred_wipe(ps);

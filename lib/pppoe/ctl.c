@@ -116,6 +116,8 @@ egw_pppoe_init(const struct egw_pppoe_params *p)
 	pppoe_g.socket = p->socket;
 	pppoe_g.route = p->route;
 	pppoe_g.route_arg = p->route_arg;
+	pppoe_g.src_check = p->src_check;
+	pppoe_g.src_check_arg = p->src_check_arg;
 	/*
 	 * The PPP timers are rte_timers armed on this lcore, and rte_timer_manage()
 	 * runs only the timers of the lcore that calls it: egw_pppoe_service()

@@ -103,6 +103,15 @@ typedef void (*egw_pppoe_tx_fn)(uint16_t port, struct rte_mbuf *m, void *arg);
 typedef int (*egw_pppoe_route_fn)(bool add, uint16_t sid, int family, const uint8_t *addr,
 				  uint8_t len, void *arg);
 
+/**
+ * Data path: is src (IPv4: 4 bytes, IPv6: 16) a source that session sid
+ * may send from beyond its own address and /64, i.e. inside one of the
+ * prefixes routed to it (Framed-Route, a delegated prefix)? Called only for
+ * a session marked with egw_pppoe_session_framed(), only for a source that
+ * is not its own. Must not block; any lcore.
+ */
+typedef bool (*egw_pppoe_src_fn)(uint16_t sid, bool v6, const uint8_t *src, void *arg);
+
 struct egw_pppoe_params {
 	struct rte_rcu_qsbr *qsbr; /**< data-path threads are its readers */
 	struct rte_mempool *pool;  /**< mbufs for frames the control path builds */
@@ -117,7 +126,21 @@ struct egw_pppoe_params {
 	 *  finds nothing */
 	egw_pppoe_route_fn route;
 	void *route_arg;
+	/** the source check of sessions with routed prefixes (NULL: none) */
+	egw_pppoe_src_fn src_check;
+	void *src_check_arg;
 };
+
+/**
+ * Control path: session sid has prefixes routed to it beyond its own
+ * address and /64 (on), or no longer (off). While on, a frame the caller's
+ * FIB hands egw_pppoe_encap_sid_burst() for the session is sent to it whatever
+ * its destination, and an upstream source that is not the session's own is
+ * accepted when the src_check hook says it is inside such a prefix (BCP 38
+ * still: every other source is dropped as spoofed). Cleared when the
+ * session ends. @return 0, -ENOENT (no such session, or not negotiating or bound).
+ */
+int egw_pppoe_session_framed(uint16_t sid, bool on);
 
 /**
  * Initialise the library (control path, once). Calls rte_timer_subsystem_init().
@@ -312,6 +335,10 @@ enum egw_pppoe_event {
 	/** a session that reported UP ended, after its grace period: its data-path
 	 *  counters are final; egw_pppoe_session_get() still finds it */
 	EGW_PPPOE_EV_DOWN,
+	/** a session that reported UP is closing (its grace period starts): the
+	 *  routes the application gave it go now, so that no worker still uses
+	 *  one when the slot is reused */
+	EGW_PPPOE_EV_CLOSING,
 };
 typedef void (*egw_pppoe_event_fn)(enum egw_pppoe_event ev, uint16_t sid, void *arg);
 

@@ -706,7 +706,9 @@ decap_frame(struct egw_pppoe_ctx *c, const struct pppoe_sess_fp *tab, struct rte
 	 * IPv4 address or from inside its own /64, nothing else is forwarded
 	 * (link-local sources neither: RFC 4291 2.5.6). The address was
 	 * written before the NCP bit loaded above with acquire. */
-	if (unlikely(!src_is_session(fp, d + off, v6))) {
+	if (unlikely(!src_is_session(fp, d + off, v6)) &&
+	    !((ncp & PPPOE_NCP_FRAMED) && pppoe_g.src_check != NULL &&
+	      pppoe_g.src_check(fp->sid, v6, d + off + (v6 ? 8 : 12), pppoe_g.src_check_arg))) {
 		why = EGW_PPPOE_DROP_SPOOFED;
 		goto out_drop;
 	}
@@ -1153,7 +1155,7 @@ enum { ENC_PASS, ENC_V4, ENC_V6 };
 
 static inline void
 encap_frame(struct egw_pppoe_ctx *c, struct rte_mbuf *m, const struct pppoe_sess_fp *fp,
-	    const void *key, bool v6, struct egw_pppoe_res *res)
+	    const void *key, bool v6, bool fib, struct egw_pppoe_res *res)
 {
 	uint32_t l2 = m->l2_len, ip_len, need, state, filters;
 	struct egw_eth_meta *meta;
@@ -1171,8 +1173,10 @@ encap_frame(struct egw_pppoe_ctx *c, struct rte_mbuf *m, const struct pppoe_sess
 	if (state != EGW_PPPOE_S_BOUND || (ncp & bit) == 0)
 		goto pass;
 	/* The route may be a moment older than the session's address (an NCP
-	 * closed and opened again): only the address itself is sent on. */
-	if (!addr_is_session(fp, key, v6))
+	 * closed and opened again): only the address itself is sent on; or,
+	 * from the caller's FIB, a prefix routed to the session (the FIB
+	 * value named it, and its routes go before its grace period). */
+	if (!addr_is_session(fp, key, v6) && !(fib && (ncp & PPPOE_NCP_FRAMED)))
 		goto pass;
 
 	ip_len = ip_check(m, l2, m->pkt_len - l2, v6, &seg, true);
@@ -1318,10 +1322,10 @@ egw_pppoe_encap_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], uint16_t
 
 			if (kind[i] == ENC_V4)
 				encap_frame(c, m, (hit4 >> s) & 1 ? d4[s] : NULL, &k4[s], false,
-					    res);
+					    false, res);
 			else if (kind[i] == ENC_V6)
 				encap_frame(c, m, (hit6 >> s) & 1 ? d6[s] : NULL, &k6[s], true,
-					    res);
+					    false, res);
 			else
 				res->pass[res->n_pass++] = m;
 		}
@@ -1361,12 +1365,12 @@ egw_pppoe_encap_sid_burst(struct egw_pppoe_ctx *c, struct rte_mbuf *pkts[], cons
 		if (cls == EGW_ETH_CLS_IPV4 && fp[i] != NULL && ensure(m, l2 + IP4_HDR_LEN) == 0) {
 			ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, l2);
 			memcpy(&k4, ip + 16, 4);
-			encap_frame(c, m, fp[i], &k4, false, res);
+			encap_frame(c, m, fp[i], &k4, false, true, res);
 		} else if (cls == EGW_ETH_CLS_IPV6 && fp[i] != NULL &&
 			   ensure(m, l2 + IP6_HDR_LEN) == 0) {
 			ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, l2);
 			memcpy(&k6, ip + 24, 8);
-			encap_frame(c, m, fp[i], &k6, true, res);
+			encap_frame(c, m, fp[i], &k6, true, true, res);
 		} else {
 			res->pass[res->n_pass++] = m;
 		}

@@ -375,6 +375,8 @@ int ppp_aaa_start(struct ppp_sess *ps, uint8_t id, const uint8_t *name, uint8_t 
 void ppp_aaa_bound(struct ppp_sess *ps);
 /** The session is freed: EGW_PPPOE_EV_DOWN if the hook saw it. */
 void ppp_aaa_free(struct ppp_sess *ps);
+/* The session closes (its grace period starts): EGW_PPPOE_EV_CLOSING. */
+void ppp_aaa_closing(struct ppp_sess *ps);
 /** The remote answer's local end, in auth.c: accept (user, address, message) or refuse. */
 void ppp_auth_remote_result(struct ppp_sess *ps, bool ok, const char *msg);
 /** Check the credentials kept for the fallback against the local table (auth.c). */

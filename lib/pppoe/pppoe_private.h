@@ -116,6 +116,8 @@ struct pppoe_glob {
 	int socket;
 	egw_pppoe_route_fn route; /**< the application's routes (NULL: route4/route6) */
 	void *route_arg;
+	egw_pppoe_src_fn src_check; /**< sources of framed sessions (data path) */
+	void *src_check_arg;
 	unsigned int timer_lcore; /**< the lcore that runs egw_pppoe_service() */
 	struct pppoe_port ports[RTE_MAX_ETHPORTS];
 	struct pppoe_conf conf;
@@ -153,6 +155,8 @@ extern uint64_t pppoe_cnt[PPPOE_CNT_MAX];
 /* IPCP / IPv6CP in Ack-Sent: the peer's Configure-Ack opens it (handoff) */
 #define PPPOE_NCP_IP4_ACKSENT 0x8
 #define PPPOE_NCP_IP6_ACKSENT 0x10
+/* prefixes beyond its own are routed to the session (egw_pppoe_session_framed()) */
+#define PPPOE_NCP_FRAMED 0x20
 
 /* Ethernet + 2 tags + PPPoE header */
 #define PPPOE_HDR_TMPL_MAX (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + PPPOE_HDR_LEN)
@@ -419,6 +423,8 @@ void ppp_input(struct pppoe_sess *s, const uint8_t *p, uint16_t len);
 void ppp_sess_terminate(struct pppoe_sess *s, enum egw_pppoe_cause cause);
 /** The session is closing: stop every timer, send nothing more. */
 void ppp_sess_stop(struct pppoe_sess *s);
+/** The session closes: the AAA hook hears EGW_PPPOE_EV_CLOSING (aaa.c). */
+void ppp_sess_closing(struct pppoe_sess *s);
 /** Grace period over: release addresses and free s->ppp. */
 void ppp_sess_free(struct pppoe_sess *s);
 /** Fill the PPP part of a session's info (FSM state names, user, IPv6 iid, echo misses). */

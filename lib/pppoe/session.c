@@ -595,6 +595,8 @@ pppoe_sess_close(struct pppoe_sess *s, enum egw_pppoe_cause cause, bool send_pad
 	routes_del(s, PPPOE_NCP_IP4 | PPPOE_NCP_IP6);
 	state_set(s, EGW_PPPOE_S_CLOSING);
 	s->cause = cause;
+	/* the application's routes to it go before the grace period starts */
+	ppp_sess_closing(s);
 	if (send_padt)
 		pppoe_disc_send_padt(s, NULL);
 	if (s->ppp != NULL)
@@ -785,4 +787,18 @@ egw_pppoe_session_clear_all(void)
 		}
 	}
 	return n;
+}
+
+int
+egw_pppoe_session_framed(uint16_t sid, bool on)
+{
+	struct pppoe_sess *s;
+
+	if (tab.sess == NULL || sid == 0 || sid > tab.size)
+		return -ENOENT;
+	s = &tab.sess[sid];
+	if (s->state != EGW_PPPOE_S_NEGOTIATING && s->state != EGW_PPPOE_S_BOUND)
+		return -ENOENT;
+	ncp_flag(s, PPPOE_NCP_FRAMED, on);
+	return 0;
 }

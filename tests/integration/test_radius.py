@@ -370,6 +370,27 @@ def run(c, binary, srv):
             upl.send(pt.eth(MAC_U, PEER_MAC, 0x0800) + p)
             down_bytes += len(p)
         c.check(a.wait(lambda: len(a.data4) >= n0 + 3, 5), "alice: downstream packets arrive")
+        # her Framed-Route's prefix (a network behind her CPE) both ways
+        n1 = len(a.data4)
+        p = udp4(REMOTE4, "198.51.100.7", 200, b"dn-framed")
+        upl.send(pt.eth(MAC_U, PEER_MAC, 0x0800) + p)
+        down_bytes += len(p)
+        c.check(a.wait(lambda: len(a.data4) >= n1 + 1, 5) and
+                ipaddress.IPv4Address(a.data4[-1][16:20]) ==
+                ipaddress.IPv4Address("198.51.100.7"),
+                "alice: a packet to her Framed-Route 198.51.100.0/24 arrives in her session")
+        m = upl.mark()
+        p = udp4("198.51.100.7", REMOTE4, 200, b"up-framed")
+        acc.send(a.ip_frame(p))
+        up_bytes += len(p)
+        got = upl.wait(m, lambda f: f.etype == 0x0800 and f.l3[12:16] ==
+                       ipaddress.IPv4Address("198.51.100.7").packed, count=1, timeout=5)
+        c.eq(len(got), 1, "alice: a packet from inside her Framed-Route leaves by the uplink")
+        m = upl.mark()
+        acc.send(a.ip_frame(udp4("192.0.2.200", REMOTE4, 200, b"spoofed")))
+        got = upl.wait(m, lambda f: f.etype == 0x0800 and f.l3[12:16] ==
+                       ipaddress.IPv4Address("192.0.2.200").packed, count=1, timeout=1)
+        c.eq(len(got), 0, "alice: a source outside her address and routes is dropped")
         # an Interim-Update with the same counts (interval 2 s)
         def interim_ok():
             return any(r.get("Acct-Input-Octets") == str(up_bytes) and
@@ -385,8 +406,8 @@ def run(c, binary, srv):
         c.check(len(starts) == 1, "alice: one Start", repr(starts))
         c.eq(st.get("Acct-Input-Octets"), str(up_bytes), "alice Stop: input octets")
         c.eq(st.get("Acct-Output-Octets"), str(down_bytes), "alice Stop: output octets")
-        c.eq(st.get("Acct-Input-Packets"), str(len(sizes)), "alice Stop: input packets")
-        c.eq(st.get("Acct-Output-Packets"), "3", "alice Stop: output packets")
+        c.eq(st.get("Acct-Input-Packets"), str(len(sizes) + 1), "alice Stop: input packets")
+        c.eq(st.get("Acct-Output-Packets"), "4", "alice Stop: output packets")
         c.eq(st.get("Acct-Input-Gigawords"), "0", "alice Stop: gigawords")
         c.eq(st.get("Acct-Terminate-Cause"), "User-Request", "alice Stop: cause (PADT)")
         c.eq(st.get("Class"), "0x" + CLASS_HEX, "alice Stop: Class echoed")

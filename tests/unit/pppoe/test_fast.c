@@ -1846,6 +1846,18 @@ route_rec(bool add, uint16_t sid, int family, const uint8_t *addr, uint8_t len, 
 	return 0;
 }
 
+/* the application's source check: 198.51.100.0/24 is routed to src_sid */
+static uint16_t src_sid;
+static unsigned int src_calls;
+
+static bool
+src_rec(uint16_t sid, bool v6, const uint8_t *src, void *arg)
+{
+	CHECK(arg == &src_sid, "source check argument");
+	src_calls++;
+	return !v6 && sid == src_sid && src[0] == 198 && src[1] == 51 && src[2] == 100;
+}
+
 static void
 encap_sid1(struct rte_mbuf *m, uint32_t sid)
 {
@@ -1870,6 +1882,8 @@ test_route_callback(const struct egw_pppoe_params *base)
 	printf("route callback\n");
 	p.route = route_rec;
 	p.route_arg = &rcb;
+	p.src_check = src_rec;
+	p.src_check_arg = &src_sid;
 	CHECK(egw_pppoe_init(&p) == 0, "init with a route callback");
 	CHECK(egw_pppoe_port_add(0, &port_mac[0], 1500) == 0, "access port");
 	ctx = egw_pppoe_ctx_create(0, pool);
@@ -1939,6 +1953,51 @@ test_route_callback(const struct egw_pppoe_params *base)
 		egw_pppoe_encap_sid_burst(ctx, m, sids, 3, &res);
 		CHECK(res.n_out == 2 && res.n_pass == 1 && res.pass[0] == m[2],
 		      "burst: out %u pass %u", res.n_out, res.n_pass);
+	}
+	/* a prefix routed to t (Framed-Route 198.51.100.0/24): downstream by
+	 * the FIB's sid and upstream from inside it only once t is framed */
+	{
+		uint32_t in = IP4(198, 51, 100, 7), out = IP4(203, 0, 113, 9);
+		uint16_t il, fl2;
+
+		fl2 = down4(fr, in, 20, 0);
+		encap_sid1(mk1(fr, fl2, 1), t->sid);
+		CHECK(res.n_out == 0 && res.n_pass == 1, "framed prefix before framed: passed");
+		il = ip4_udp(ipb, in, IP_SERVER, 30);
+		fl2 = pppoe_build(fr, &mac_b, 0, &tags_b, 0x11, 0, t->sid, -1, PPP_IP, 2, ipb, il,
+				  0);
+		decap1(mk1(fr, fl2, 0));
+		CHECK(res.n_out == 0 && res.drop[EGW_PPPOE_DROP_SPOOFED] == 1 && src_calls == 0,
+		      "source in the prefix before framed: spoofed, no check asked");
+		CHECK(egw_pppoe_session_framed(t->sid, true) == 0, "t framed");
+		CHECK(egw_pppoe_session_framed(0, true) == -ENOENT &&
+			      egw_pppoe_session_framed(TABLE + 1, true) == -ENOENT,
+		      "framed: no such session");
+		src_sid = t->sid;
+		fl2 = down4(fr, in, 20, 0);
+		encap_sid1(mk1(fr, fl2, 1), t->sid);
+		CHECK(res.n_out == 1 && res.out_port[0] == 0,
+		      "framed prefix: sent by the FIB's sid");
+		encap1(mk1(fr, fl2, 1));
+		CHECK(res.n_out == 0 && res.n_pass == 1,
+		      "framed prefix: never without the caller's FIB (route table call)");
+		fl2 = pppoe_build(fr, &mac_b, 0, &tags_b, 0x11, 0, t->sid, -1, PPP_IP, 2, ipb, il,
+				  0);
+		decap1(mk1(fr, fl2, 0));
+		CHECK(res.n_out == 1 && src_calls == 1, "source inside the prefix: forwarded (%u)",
+		      src_calls);
+		il = ip4_udp(ipb, out, IP_SERVER, 30);
+		fl2 = pppoe_build(fr, &mac_b, 0, &tags_b, 0x11, 0, t->sid, -1, PPP_IP, 2, ipb, il,
+				  0);
+		decap1(mk1(fr, fl2, 0));
+		CHECK(res.n_out == 0 && res.drop[EGW_PPPOE_DROP_SPOOFED] == 1 && src_calls == 2,
+		      "source outside every prefix: spoofed");
+		il = ip4_udp(ipb, IP_B, IP_SERVER, 30);
+		fl2 = pppoe_build(fr, &mac_b, 0, &tags_b, 0x11, 0, t->sid, -1, PPP_IP, 2, ipb, il,
+				  0);
+		decap1(mk1(fr, fl2, 0));
+		CHECK(res.n_out == 1 && src_calls == 2, "its own address: no check asked");
+		res_reset();
 	}
 	/* unbind, close: the routes go */
 	pppoe_sess_unbind(s, PPPOE_NCP_IP6);
