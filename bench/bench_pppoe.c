@@ -332,6 +332,18 @@ measure(struct worker *w, enum mode base, enum mode lib, unsigned int rounds)
 	return r;
 }
 
+/* measure() and its line of the table. */
+static struct result
+measure_row(struct worker *w, const char *what, uint32_t sessions, enum mode base, enum mode lib,
+	    unsigned int rounds)
+{
+	struct result r = measure(w, base, lib, rounds);
+
+	printf("%-32s %10u %12.2f %10.2f %10.2f %8.2f\n", what, sessions, r.base_ns, r.lib_ns,
+	       r.added_ns, r.lib_mpps);
+	return r;
+}
+
 /* Set (expr) or remove (NULL) the default pass filter from the measuring
  * thread: the readers offline meanwhile, as the old program waits for a
  * grace period. */
@@ -539,21 +551,17 @@ main(int argc, char **argv)
 	       "added ns", "Mpps");
 	for (i = 0; i < RTE_DIM(counts); i++) {
 		perm_make(&workers[0], counts[i]);
-		r[i] = measure(&workers[0], M_BASE_UP, M_DECAP, rounds);
-		printf("%-32s %10u %12.2f %10.2f %10.2f %8.2f\n", "upstream decap+lookup+route",
-		       counts[i], r[i].base_ns, r[i].lib_ns, r[i].added_ns, r[i].lib_mpps);
+		r[i] = measure_row(&workers[0], "upstream decap+lookup+route", counts[i], M_BASE_UP,
+				   M_DECAP, rounds);
 	}
 	for (i = 0; i < RTE_DIM(counts); i++) {
 		perm_make(&workers[0], counts[i]);
-		e[i] = measure(&workers[0], M_BASE_DOWN, M_ENCAP, rounds);
-		printf("%-32s %10u %12.2f %10.2f %10.2f %8.2f\n", "downstream hash+encap",
-		       counts[i], e[i].base_ns, e[i].lib_ns, e[i].added_ns, e[i].lib_mpps);
-		ef[i] = measure(&workers[0], M_BASE_DOWN, M_ENCAP_FIB, rounds);
-		printf("%-32s %10u %12.2f %10.2f %10.2f %8.2f\n", "downstream fib+encap", counts[i],
-		       ef[i].base_ns, ef[i].lib_ns, ef[i].added_ns, ef[i].lib_mpps);
-		er[i] = measure(&workers[0], M_BASE_DOWN, M_ROUTED, rounds);
-		printf("%-32s %10u %12.2f %10.2f %10.2f %8.2f\n", "downstream routed+encap",
-		       counts[i], er[i].base_ns, er[i].lib_ns, er[i].added_ns, er[i].lib_mpps);
+		e[i] = measure_row(&workers[0], "downstream hash+encap", counts[i], M_BASE_DOWN,
+				   M_ENCAP, rounds);
+		ef[i] = measure_row(&workers[0], "downstream fib+encap", counts[i], M_BASE_DOWN,
+				    M_ENCAP_FIB, rounds);
+		er[i] = measure_row(&workers[0], "downstream routed+encap", counts[i], M_BASE_DOWN,
+				    M_ROUTED, rounds);
 	}
 	printf("downstream with %u sessions: routed (FIB, TTL) + encap %.2f ns added, hash + "
 	       "encap %.2f (target: routed no slower than hash): %s; fib / hash lookup+encap "

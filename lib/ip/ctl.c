@@ -616,7 +616,8 @@ fib_set(const struct egw_ip_addr *a, uint8_t len, uint64_t v, uint8_t type)
 	void *node;
 	int rc;
 
-	if (!had && len > 24) {
+	/* a session route's value is its own, never its parent's: no shadow */
+	if (!had && len > 24 && !(v & FIB_SESS)) {
 		/*
 		 * DPDK 22.11 dir24_8.c and trie.c: adding a prefix longer than
 		 * /24 whose parent has the same next hop returns before the
@@ -1455,8 +1456,6 @@ session_prefix_check(const struct egw_ip_addr *prefix, uint8_t len, uint32_t key
 int
 egw_ip_route_session_add(const struct egw_ip_addr *prefix, uint8_t len, uint32_t key)
 {
-	uint64_t v = FIB_SESS | key;
-	void *node;
 	int rc;
 
 	rc = session_prefix_check(prefix, len, key);
@@ -1464,19 +1463,9 @@ egw_ip_route_session_add(const struct egw_ip_addr *prefix, uint8_t len, uint32_t
 		return rc;
 	if (rib_exact(prefix, len) != NULL)
 		return -EEXIST;
-	/* the value is the session's own, never its parent's: fib_set()'s
-	 * shadow step (and its grace period) is not needed */
-	if (prefix->family == AF_INET)
-		rc = rte_fib_add(ip_dp.fib4, v4_host(prefix), len, v);
-	else
-		rc = rte_fib6_add(ip_dp.fib6, prefix->a, len, v);
+	rc = fib_set(prefix, len, FIB_SESS | key, EGW_IP_RT_SUBSCRIBER);
 	if (rc < 0)
-		return rc == -ENOSPC || rc == -ENOMEM ? -ENOSPC : rc;
-	node = rib_exact(prefix, len);
-	if (node == NULL)
-		return -ENOENT;
-	rib_ext(prefix, node)->type = EGW_IP_RT_SUBSCRIBER;
-	ic.routes_total[fam_idx(prefix)]++;
+		return rc;
 	ic.routes[fam_idx(prefix)][EGW_IP_RT_SUBSCRIBER]++;
 	return 0;
 }
