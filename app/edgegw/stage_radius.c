@@ -801,7 +801,9 @@ egw_radius_stage_shutdown(void)
 	unsigned int count[4];
 	bool off = false;
 
-	if (rad.cl == NULL)
+	/* without a server there is nothing to wait for: the closed sessions
+	 * stay in the table for the final counters and --stats-json */
+	if (rad.cl == NULL || egw_radius_server_count(rad.cl) == 0)
 		return;
 	/* the sessions closed at exit are freed after their grace period
 	 * (the workers stopped: at once), their Stops go out, and edgegw waits
