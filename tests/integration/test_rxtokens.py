@@ -90,7 +90,7 @@ def pcap_ports(c, tag, in0, in1):
 
 def setup_lines():
     return ["set fwd gateway xconnect", "port role 0 lan", "port role 1 uplink",
-            "rxtokens region add r0 size %s" % REGION, "rxtokens bind r0 port 0 queue all"]
+            "rxtokens region add r0 size %s" % REGION, "rxtokens bind r0 port 0 queue all shared"]
 
 
 class Consumer:
@@ -522,7 +522,7 @@ def test_crash(c, edgegw, consumer_bin):
         os.rename(in1 + ".new", in1)
         before = len(e.stdout())
         send("stop")
-        send("rxtokens bind r0 port 1 queue all")
+        send("rxtokens bind r0 port 1 queue all shared")
         send("start")
         send("show rxtokens bindings")
         c.check(egwtest.wait_for(lambda: "port 1 queue 0 -> region r0" in e.stdout()[before:], 10),
@@ -609,7 +609,7 @@ def test_hostile(c, edgegw, consumer_bin):
     with open(cmd, "w") as f:
         f.write("\n".join(setup_lines() + [
             "rxtokens region add r1 size 8M",
-            "rxtokens bind r1 port 1 queue all",
+            "rxtokens bind r1 port 1 queue all shared",
             "rxtokens consumer add rootc region r0 match udp-dport 5000",
             "rxtokens consumer add nob region r1 match udp-dport 6000 uid %d gid %d" %
             (NOBODY, NOBODY),
@@ -735,9 +735,9 @@ def test_bad_commands(c, edgegw):
     egwtest.write_pcap(empty, [])
     base = ["set fwd gateway xconnect", "rxtokens region add r0 size %s" % REGION]
     cases = [
-        ("bind-twice", base + ["rxtokens bind r0 port 0 queue 0",
-                               "rxtokens bind r0 port 0 queue 0"], "already bound"),
-        ("flow-twice", base + ["rxtokens bind r0 port 0 queue all",
+        ("bind-twice", base + ["rxtokens bind r0 port 0 queue 0 shared",
+                               "rxtokens bind r0 port 0 queue 0 shared"], "already bound"),
+        ("flow-twice", base + ["rxtokens bind r0 port 0 queue all shared",
                                "rxtokens consumer add a region r0 match udp-dport 5000",
                                "rxtokens consumer add b region r0 match udp-dport 5000"],
          "already taken"),
@@ -746,10 +746,10 @@ def test_bad_commands(c, edgegw):
         ("wait-nosuch", base + ["rxtokens wait nosuch"], "no consumer 'nosuch'"),
         # admission control: 65536 tokens of quota on a 2048-page region
         ("quota-region", ["set fwd gateway xconnect", "rxtokens region add r8 size 8M",
-                          "rxtokens bind r8 port 0 queue all",
+                          "rxtokens bind r8 port 0 queue all shared",
                           "rxtokens consumer add big region r8 match udp-dport 5000 "
                           "quota 65536"], "quota 65536 does not fit region r8"),
-        ("quota-sum", base + ["rxtokens bind r0 port 0 queue all",
+        ("quota-sum", base + ["rxtokens bind r0 port 0 queue all shared",
                               "rxtokens consumer add a region r0 match udp-dport 5000 "
                               "quota 4096",
                               "rxtokens consumer add b region r0 match udp-dport 5001 "
