@@ -511,7 +511,7 @@ egw_rxtok_steer_port(uint16_t port)
 	nu = queues_of(port, nb, 0, u);
 	if (nu == 0) {
 		steer_err("port %u: its %u RX queue%s would all be bound: none is left for the "
-			  "frames of no consumer, so every frame would land in region pages",
+			  "frames of no consumer",
 			  port, nb, nb == 1 ? "" : "s");
 		return -ENOSPC;
 	}
