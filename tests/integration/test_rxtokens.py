@@ -680,6 +680,11 @@ def test_hostile(c, edgegw, consumer_bin):
                     "rxtok_quota" in tc.get("rootc", {}),
                     "hostile: telemetry /edgegw/rxtokens: rootc cred_refused 1, nob uid, drops",
                     str(tc)[:300])
+            # both regions are bound 'shared' (single-queue net_pcap ports)
+            c.check(tc.get("rootc", {}).get("shared") == 1 and
+                    tc.get("nob", {}).get("shared") == 1,
+                    "hostile: telemetry says the consumers' regions are bound shared",
+                    str(tc)[:300])
         except (OSError, ValueError) as ex:
             c.check(False, "hostile: telemetry /edgegw/rxtokens", str(ex))
         finally:
