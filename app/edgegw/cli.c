@@ -123,8 +123,11 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	 "create a hugepage region for zero-copy delivery, cut into 4 KiB pages (tokens)"},
 	{"rxtokens", "rxtokens region del <name>",
 	 "delete a region with no binding and no consumer"},
-	{"rxtokens", "rxtokens bind <region> port <N> queue <list>",
-	 "RX queues (0,1 or 0-3 or all) receive into the region (forwarding must be stopped)"},
+	{"rxtokens", "rxtokens bind <region> port <N> queue <list> [shared]",
+	 "RX queues (0,1 or 0-3 or all) receive into the region, steered by rte_flow to get "
+	 "consumer flows only (refused where the port cannot); shared: the port carries only "
+	 "the region owner's traffic, who may read every frame of these queues (forwarding "
+	 "must be stopped)"},
 	{"rxtokens", "rxtokens unbind <region> port <N> queue <list>",
 	 "RX queues receive into the port's own pool again (forwarding must be stopped)"},
 	{"rxtokens",

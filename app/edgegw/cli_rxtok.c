@@ -3,7 +3,7 @@
  * rxtokens commands:
  *   rxtokens region add <name> size <bytes>[K|M|G] [pagesize 2M|1G]
  *   rxtokens region del <name>
- *   rxtokens bind <region> port <N> queue <list>
+ *   rxtokens bind <region> port <N> queue <list> [shared]
  *   rxtokens unbind <region> port <N> queue <list>
  *   rxtokens consumer add <name> region <r> match udp-dport <P> | dst <addr> |
  *            pppoe-session <id> [quota <N>] [uid <U>] [gid <G>|any] [dump <file>]
@@ -206,19 +206,56 @@ region_del(struct rxt_args *a)
 		printf("rxtokens: region %s deleted\n", a->w[2]);
 }
 
+/*
+ * The queue set-up restarts the port: a PMD that does not keep flow rules
+ * across a restart (no RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP) gets them destroyed
+ * before it stops and created again once it runs.
+ */
+static int
+set_pool_steered(uint16_t port, const uint16_t *q, uint16_t nq, struct rte_mempool *mp, char *err,
+		 size_t errlen)
+{
+	struct rte_eth_dev_info info;
+	bool keep = rte_eth_dev_info_get(port, &info) == 0 &&
+		    (info.dev_capa & RTE_ETH_DEV_CAPA_FLOW_RULE_KEEP) != 0;
+	bool steered = egw_rxtok_port_steered(port) != 0;
+	int rc;
+
+	if (steered && !keep)
+		egw_rxtok_steer_flush(port);
+	rc = egw_port_rxq_set_pool(port, q, nq, mp, err, errlen);
+	if (steered && !keep && egw_rxtok_steer_port(port) < 0 && rc == 0) {
+		snprintf(err, errlen, "steering port %u again after its restart: %s", port,
+			 egw_rxtok_steer_error());
+		rc = -ENOTSUP;
+	}
+	return rc;
+}
+
 static void
 bind_queues(struct rxt_args *a)
 {
 	uint16_t port, q[EGW_MAX_RXQ], nq, i;
 	struct egw_rxtok_region *r;
 	struct rte_mempool *mp;
-	char err[256];
+	unsigned int flags = 0;
+	char err[512];
 	int rc;
 
-	/* rxtokens bind <region> port <N> queue <list> */
-	if (a->n != 6 || strcmp(a->w[2], "port") != 0 || strcmp(a->w[4], "queue") != 0) {
-		egw_cli_fail("usage: rxtokens bind <region> port <N> queue <list>");
+	/* rxtokens bind <region> port <N> queue <list> [shared] */
+	if ((a->n != 6 && a->n != 7) || strcmp(a->w[2], "port") != 0 ||
+	    strcmp(a->w[4], "queue") != 0) {
+		egw_cli_fail("usage: rxtokens bind <region> port <N> queue <list> [shared]");
 		return;
+	}
+	if (a->n == 7) {
+		if (strcmp(a->w[6], "shared") != 0) {
+			egw_cli_fail("rxtokens bind: unknown '%s' (shared: the port carries only "
+				     "the region owner's traffic)",
+				     a->w[6]);
+			return;
+		}
+		flags = EGW_RXTOK_BIND_SHARED;
 	}
 	r = egw_rxtok_region_find(a->w[1]);
 	if (r == NULL) {
@@ -234,6 +271,28 @@ bind_queues(struct rxt_args *a)
 			     "0,1 or 0-3 or all)",
 			     a->w[5], port, egw.ports[port].nb_rxq - 1);
 		return;
+	}
+	for (i = 0; i < egw.ports[port].nb_rxq; i++) {
+		struct egw_rxtok_region *b = egw_rxtok_binding(port, i);
+		bool sh;
+
+		if (b == NULL)
+			continue;
+		sh = egw_rxtok_binding_shared(port, i) != 0;
+		if (flags != 0 && (!sh || b != r)) {
+			egw_cli_fail("rxtokens bind: port %u queue %u is bound to region %s%s: a "
+				     "shared port carries one region's traffic only (unbind it "
+				     "first)",
+				     port, i, egw_rxtok_region_name(b), sh ? " (shared)" : "");
+			return;
+		}
+		if (flags == 0 && sh) {
+			egw_cli_fail("rxtokens bind: port %u is bound shared (queue %u to region "
+				     "%s): its queues cannot be steered (unbind it first, or say "
+				     "shared)",
+				     port, i, egw_rxtok_region_name(b));
+			return;
+		}
 	}
 	for (i = 0; i < nq; i++) {
 		struct egw_rxtok_region *b = egw_rxtok_binding(port, q[i]);
@@ -259,21 +318,13 @@ bind_queues(struct rxt_args *a)
 			     port, rte_strerror(-rc));
 		return;
 	}
-	if (egw_port_rxq_set_pool(port, q, nq, mp, err, sizeof(err)) < 0) {
-		egw_cli_fail("rxtokens bind: %s", err);
-		return;
-	}
 	for (i = 0; i < nq; i++) {
-		rc = egw_rxtok_bind(r, port, q[i]);
+		rc = egw_rxtok_bind_flags(r, port, q[i], flags);
 		if (rc < 0) {
 			uint16_t bad = q[i];
 
-			/* put the queues back on the port's pool, forget the others */
 			while (i-- > 0)
 				egw_rxtok_unbind(r, port, q[i]);
-			egw_port_rxq_set_pool(port, q, nq,
-					      egw_socket_pool((unsigned int)egw.ports[port].socket),
-					      err, sizeof(err));
 			egw_cli_fail("rxtokens bind: region %s, port %u queue %u: %s", a->w[1],
 				     port, bad,
 				     rc == -ENOSPC
@@ -283,7 +334,47 @@ bind_queues(struct rxt_args *a)
 			return;
 		}
 	}
-	printf("rxtokens: region %s bound to port %u, %u queue(s)\n", a->w[1], port, nq);
+	/* fail closed: steer before any frame can land in the region, and
+	 * refuse a port that cannot keep other frames off the queues */
+	if (flags == 0 && egw_rxtok_steer_port(port) < 0) {
+		snprintf(err, sizeof(err), "%s", egw_rxtok_steer_error());
+		for (i = 0; i < nq; i++)
+			egw_rxtok_unbind(r, port, q[i]);
+		if (egw_rxtok_steer_port(port) < 0)
+			fprintf(stderr, "warning: port %u: restoring its steering: %s\n", port,
+				egw_rxtok_steer_error());
+		egw_cli_fail("rxtokens bind: port %u (%s) cannot steer only consumer flows to "
+			     "the bound queue%s: %s; every other frame would land in region %s, "
+			     "readable by its owner (say 'shared' if the port carries only that "
+			     "owner's traffic)",
+			     port, egw.ports[port].driver, nq == 1 ? "" : "s", err, a->w[1]);
+		return;
+	}
+	if (set_pool_steered(port, q, nq, mp, err, sizeof(err)) < 0) {
+		char err2[256];
+
+		for (i = 0; i < nq; i++)
+			egw_rxtok_unbind(r, port, q[i]);
+		/* put the queues back on the port's pool, steered as before */
+		set_pool_steered(port, q, nq, egw_socket_pool((unsigned int)egw.ports[port].socket),
+				 err2, sizeof(err2));
+		if (egw_rxtok_steer_port(port) < 0)
+			fprintf(stderr, "warning: port %u: restoring its steering: %s\n", port,
+				egw_rxtok_steer_error());
+		egw_cli_fail("rxtokens bind: %s", err);
+		return;
+	}
+	if (flags != 0) {
+		printf("rxtokens: region %s bound to port %u, %u queue(s), shared: the region's "
+		       "owner may read every frame of these queues\n",
+		       a->w[1], port, nq);
+	} else {
+		char d[128];
+
+		egw_rxtok_steer_describe(port, d, sizeof(d));
+		printf("rxtokens: region %s bound to port %u, %u queue(s), steered (%s)\n", a->w[1],
+		       port, nq, d);
+	}
 }
 
 /* rxtokens unbind <region> port <N> queue <list>: the queues receive into
@@ -323,14 +414,19 @@ unbind_queues(struct rxt_args *a)
 	}
 	if (running("rxtokens unbind"))
 		return;
-	if (egw_port_rxq_set_pool(port, q, nq,
-				  egw_socket_pool((unsigned int)egw.ports[port].socket), err,
-				  sizeof(err)) < 0) {
+	if (set_pool_steered(port, q, nq, egw_socket_pool((unsigned int)egw.ports[port].socket),
+			     err, sizeof(err)) < 0) {
 		egw_cli_fail("rxtokens unbind: %s", err);
 		return;
 	}
 	for (i = 0; i < nq; i++)
 		egw_rxtok_unbind(r, port, q[i]);
+	/* the rules now point the remaining bound queues' way, or go */
+	if (egw_rxtok_steer_port(port) < 0)
+		fprintf(stderr,
+			"warning: rxtokens unbind: port %u: steering the queues still "
+			"bound: %s\n",
+			port, egw_rxtok_steer_error());
 	printf("rxtokens: region %s unbound from port %u, %u queue(s)\n", a->w[1], port, nq);
 }
 
@@ -453,6 +549,10 @@ consumer_add(struct rxt_args *a)
 				conf.name,
 				conf.quota != 0 ? conf.quota : (unsigned int)EGW_RXTOK_DEF_QUOTA,
 				a->w[4], room, egw_rxtok_region_reserve(conf.region));
+		else if (err == EOPNOTSUPP)
+			egw_cli_fail("rxtokens consumer add %s: region %s is bound to a steered "
+				     "port that refuses the consumer's flow rule: %s",
+				     conf.name, a->w[4], egw_rxtok_steer_error());
 		else if (err == EACCES && egw_rxtok_region_owner(conf.region, &ou, &og))
 			egw_cli_fail("rxtokens consumer add %s: region %s belongs to uid %u gid %d "
 				     "(a region is one trust domain: use another region)",

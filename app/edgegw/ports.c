@@ -13,6 +13,7 @@
 #include <rte_mbuf.h>
 
 #include "egw.h"
+#include "egw_rxtok.h"
 
 const char *
 egw_role_name(enum egw_port_role r)
@@ -233,6 +234,8 @@ egw_ports_close(void)
 		/* qstats stay allocated (EAL frees them at rte_eal_cleanup()):
 		 * a telemetry request may still be reading them */
 		__atomic_store_n(&egw.ports[pid].used, false, __ATOMIC_RELAXED);
+		/* rxtokens' flow rules and redirection table go with the port */
+		egw_rxtok_steer_flush(pid);
 		rte_eth_dev_stop(pid);
 		rte_eth_dev_close(pid);
 	}

@@ -364,6 +364,9 @@ tel_rxtok_consumer(const struct egw_rxtok_consumer_stats *st, void *arg)
 	rte_tel_data_add_dict_u64(c, "corrupt", st->corrupt);
 	rte_tel_data_add_dict_u64(c, "attaches", st->attaches);
 	rte_tel_data_add_dict_u64(c, "cred_refused", st->cred_refused);
+	/* 1: its region is bound "shared", its owner may read every frame of
+	 * those queues */
+	rte_tel_data_add_dict_u64(c, "shared", (uint64_t)st->shared);
 	for (r = 0; r < EGW_RXTOK_DROP_MAX; r++)
 		rte_tel_data_add_dict_u64(c, egw_rxtok_drop_name(r), st->drops[r]);
 	rte_tel_data_add_dict_container(d, st->name, c, 0);

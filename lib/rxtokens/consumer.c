@@ -216,6 +216,16 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 		}
 	}
 
+	/* its flow to its region's bound queues before it is published, so
+	 * no frame of it is forwarded from elsewhere once it is; a port that
+	 * refuses the rules refuses the consumer (fail closed: without them
+	 * the flow would never reach the region) */
+	if (rxtok_steer_consumer_add(c) < 0) {
+		consumer_free(c);
+		rte_errno = EOPNOTSUPP;
+		return NULL;
+	}
+
 	/* publish the consumer before its match: a worker that finds the
 	 * match finds an initialised consumer (release here, acquire in
 	 * deliver.c's lookups) */
@@ -238,6 +248,7 @@ egw_rxtok_consumer_create(const struct egw_rxtok_consumer_conf *conf)
 			int err = -c->dst_pos;
 
 			__atomic_store_n(&rxtok.consumers[idx], NULL, __ATOMIC_RELEASE);
+			rxtok_steer_consumer_del(c);
 			consumer_free(c);
 			rte_errno = err;
 			return NULL;
@@ -343,6 +354,8 @@ egw_rxtok_consumer_destroy(struct egw_rxtok_consumer *c)
 
 	if (rc < 0)
 		return rc;
+	/* its flow goes where other frames go (and is dropped as steered) */
+	rxtok_steer_consumer_del(c);
 	__atomic_store_n(&rxtok.consumers[c->idx], NULL, __ATOMIC_RELEASE);
 	while (rxtok.hi > 0 && rxtok.consumers[rxtok.hi - 1] == NULL)
 		rxtok.hi--;

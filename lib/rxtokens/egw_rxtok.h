@@ -158,6 +158,62 @@ struct rte_mempool *egw_rxtok_region_pool(struct egw_rxtok_region *r);
  */
 int egw_rxtok_bind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue);
 
+/** egw_rxtok_bind_flags(): the operator's word that the port carries only
+ *  the region owner's traffic, who may then read every frame of the queue;
+ *  the port is not steered (egw_rxtok_steer_port() leaves it alone). */
+#define EGW_RXTOK_BIND_SHARED 1u
+
+/**
+ * egw_rxtok_bind() with flags (0 or EGW_RXTOK_BIND_SHARED). A port's
+ * bindings are either all shared, to one region, or none is.
+ * @return as egw_rxtok_bind(), and -EXDEV: a shared binding on a port
+ *   with bindings that are not shared or are to another region, or one
+ *   that is not shared on a port with shared bindings.
+ */
+int egw_rxtok_bind_flags(struct egw_rxtok_region *r, uint16_t port, uint16_t queue,
+			 unsigned int flags);
+
+/** 1 if (port, queue) is bound with EGW_RXTOK_BIND_SHARED, else 0. */
+int egw_rxtok_binding_shared(uint16_t port, uint16_t queue);
+
+/**
+ * Steer a port from its bindings and the consumers of their regions: on a
+ * port with bound queues that are not shared, every consumer's flow goes
+ * to its region's bound queue by rte_flow rules (ingress, action QUEUE, or
+ * RSS over the region's bound queues of the port), and every other frame
+ * to the unbound queues, by a lowest-priority catch-all rule and the RSS
+ * redirection table (rte_eth_dev_rss_reta_update()) where the port has
+ * them. Every rule is validated first. Replaces the port's previous rules;
+ * a port without bindings (or with shared ones) is left with none. New
+ * consumers get their rules as they are created (failing with
+ * EOPNOTSUPP when the port refuses them), and lose them when destroyed.
+ * Control thread.
+ * @return 0, or with no rule of ours left on the port and
+ *   egw_rxtok_steer_error() saying why: -ENOSPC (no RX queue left
+ *   unbound), -ENOTSUP or -EOPNOTSUPP (the port can do neither a catch-all
+ *   rule nor the table, or a rule was refused), -ENOMEM, -ENODEV.
+ */
+int egw_rxtok_steer_port(uint16_t port);
+
+/** Destroy the port's rules and give it back its redirection table (before
+ *  it stops, at exit). */
+void egw_rxtok_steer_flush(uint16_t port);
+
+/** egw_rxtok_steer_flush() on every steered port. */
+void egw_rxtok_steer_flush_all(void);
+
+/** 1 if the port's steering is in place (egw_rxtok_steer_port() succeeded
+ *  with bound queues that are not shared). */
+int egw_rxtok_port_steered(uint16_t port);
+
+/** What the port's steering is, for people ("2 consumer rules, catch-all
+ *  rss, reta", or "none"). @return as snprintf(). */
+int egw_rxtok_steer_describe(uint16_t port, char *buf, size_t len);
+
+/** Why the last steering call failed (the rte_flow_error message or the
+ *  ethdev error, with the rule it was for); "" after a success. */
+const char *egw_rxtok_steer_error(void);
+
 /**
  * Forget the binding of RX queue (port, queue) to region @p r: its frames no
  * longer land in the region once the caller has set the queue up with
@@ -314,6 +370,7 @@ struct egw_rxtok_consumer_stats {
 	uint64_t read, returned, released, rejected, ret_failed, steered, corrupt, attaches,
 		cred_refused;
 	uint64_t drops[EGW_RXTOK_DROP_MAX]; /**< its packets dropped, by reason */
+	int shared; /**< its region is bound with EGW_RXTOK_BIND_SHARED somewhere */
 };
 
 /**

@@ -478,13 +478,31 @@ egw_rxtok_region_owner(const struct egw_rxtok_region *r, uint32_t *uid, uint32_t
 int
 egw_rxtok_bind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue)
 {
+	return egw_rxtok_bind_flags(r, port, queue, 0);
+}
+
+int
+egw_rxtok_bind_flags(struct egw_rxtok_region *r, uint16_t port, uint16_t queue, unsigned int flags)
+{
 	struct rte_eth_rxq_info qi;
 	uint64_t desc = EGW_RXTOK_RXQ_DESC_DEFAULT;
+	bool shared = (flags & EGW_RXTOK_BIND_SHARED) != 0;
+	unsigned int i;
 
-	if (r == NULL || !r->used || port >= RTE_MAX_ETHPORTS || queue >= RTE_MAX_QUEUES_PER_PORT)
+	if (r == NULL || !r->used || port >= RTE_MAX_ETHPORTS || queue >= RTE_MAX_QUEUES_PER_PORT ||
+	    (flags & ~EGW_RXTOK_BIND_SHARED) != 0)
 		return -EINVAL;
 	if (rxtok.bind_tbl[port][queue] != 0)
 		return -EBUSY;
+	/* a shared port is one owner's: one region, and no steered queue
+	 * beside it (its steering would not hold for the shared queues) */
+	for (i = 0; i < RTE_MAX_QUEUES_PER_PORT; i++) {
+		uint8_t b = rxtok.bind_tbl[port][i];
+
+		if (b != 0 && ((bool)egw_rxtok_binding_shared(port, (uint16_t)i) != shared ||
+			       (shared && b != r->id + 1)))
+			return -EXDEV;
+	}
 	memset(&qi, 0, sizeof(qi));
 	if (rte_eth_dev_is_valid_port(port) && rte_eth_rx_queue_info_get(port, queue, &qi) == 0 &&
 	    qi.nb_desc != 0)
@@ -500,6 +518,7 @@ egw_rxtok_bind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue)
 		return -ENOSPC;
 	}
 	r->rxq_desc += desc;
+	rxtok_steer_set_shared(port, queue, shared);
 	/* workers read it with acquire; set while forwarding is stopped */
 	__atomic_store_n(&rxtok.bind_tbl[port][queue], (uint8_t)(r->id + 1), __ATOMIC_RELEASE);
 	r->n_bindings++;
@@ -523,6 +542,7 @@ egw_rxtok_unbind(struct egw_rxtok_region *r, uint16_t port, uint16_t queue)
 	/* workers read it with acquire; cleared while forwarding is stopped
 	 * (the caller then sets the queue up with another pool) */
 	__atomic_store_n(&rxtok.bind_tbl[port][queue], 0, __ATOMIC_RELEASE);
+	rxtok_steer_set_shared(port, queue, false);
 	r->rxq_desc -= RTE_MIN(desc, r->rxq_desc);
 	r->n_bindings--;
 	return 0;

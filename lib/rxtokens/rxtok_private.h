@@ -8,6 +8,7 @@
 
 #include <rte_common.h>
 #include <rte_ethdev.h>
+#include <rte_flow.h>
 #include <rte_hash.h>
 #include <rte_log.h>
 #include <rte_ring.h>
@@ -231,5 +232,30 @@ void rxtok_release_all(struct egw_rxtok_consumer *c);
 int rxtok_return(struct egw_rxtok_consumer *c, uint32_t region,
 		 const struct egw_rxtok_range *ranges, unsigned int n);
 void rxtok_detach(struct egw_rxtok_consumer *c);
+
+/* Steering (steer.c): the rte_flow pattern of a consumer's flow. Rules of
+ * UDP ports take precedence over those of destinations and sessions, as in
+ * deliver.c; the catch-all is last. */
+#define RXTOK_STEER_PRIO_ALL 2
+struct rxtok_steer_pat {
+	uint32_t prio;
+	struct rte_flow_item items[5];
+	struct rte_flow_item_ipv4 ip4, ip4m;
+	struct rte_flow_item_ipv6 ip6, ip6m;
+	struct rte_flow_item_udp udp, udpm;
+	struct rte_flow_item_pppoe pppoe, pppoem;
+	struct rte_flow_item_pppoe_proto_id proto, protom;
+};
+
+/* Patterns of c: 2 for udp-dport (IPv4, IPv6) and pppoe-session (PPP IPv4,
+ * IPv6), else 1; pattern k of them into p (its items point into p). */
+unsigned int rxtok_steer_n_patterns(const struct egw_rxtok_consumer *c);
+void rxtok_steer_pattern(const struct egw_rxtok_consumer *c, unsigned int k,
+			 struct rxtok_steer_pat *p);
+/* Rules of a new consumer on every steered port (0, or -EOPNOTSUPP with
+ * egw_rxtok_steer_error() saying why); removal of its rules. */
+int rxtok_steer_consumer_add(const struct egw_rxtok_consumer *c);
+void rxtok_steer_consumer_del(const struct egw_rxtok_consumer *c);
+void rxtok_steer_set_shared(uint16_t port, uint16_t queue, bool shared);
 
 #endif /* EGW_RXTOK_PRIVATE_H */

@@ -641,11 +641,27 @@ egw_rxtok_show(FILE *f, const char *what)
 	}
 	if (all || strcmp(what, "bindings") == 0) {
 		fprintf(f, "rxtokens bindings:\n");
-		for (p = 0; p < RTE_MAX_ETHPORTS; p++)
-			for (q = 0; q < RTE_MAX_QUEUES_PER_PORT; q++)
-				if (rxtok.bind_tbl[p][q] != 0)
-					fprintf(f, "  port %u queue %u -> region %s\n", p, q,
-						rxtok.regions[rxtok.bind_tbl[p][q] - 1].name);
+		for (p = 0; p < RTE_MAX_ETHPORTS; p++) {
+			bool any = false;
+
+			for (q = 0; q < RTE_MAX_QUEUES_PER_PORT; q++) {
+				if (rxtok.bind_tbl[p][q] == 0)
+					continue;
+				any = true;
+				fprintf(f, "  port %u queue %u -> region %s %s\n", p, q,
+					rxtok.regions[rxtok.bind_tbl[p][q] - 1].name,
+					egw_rxtok_binding_shared((uint16_t)p, (uint16_t)q)
+						? "shared (the region's owner may read every "
+						  "frame of this queue)"
+						: "steered (consumer flows only)");
+			}
+			if (any && egw_rxtok_port_steered((uint16_t)p)) {
+				char d[128];
+
+				egw_rxtok_steer_describe((uint16_t)p, d, sizeof(d));
+				fprintf(f, "  port %u steering: %s\n", p, d);
+			}
+		}
 	}
 	if (all || strcmp(what, "consumers") == 0) {
 		fprintf(f, "rxtokens consumers:%s%s\n",
@@ -722,6 +738,23 @@ egw_rxtok_json(FILE *f)
 			r->owned ? (int)r->owner_uid : -1, r->owned ? (int)r->owner_gid : -1);
 		first = false;
 	}
+	fprintf(f, "], \"bindings\": [");
+	first = true;
+	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
+		for (k = 0; k < RTE_MAX_QUEUES_PER_PORT; k++) {
+			if (rxtok.bind_tbl[i][k] == 0)
+				continue;
+			fprintf(f,
+				"%s{\"port\": %u, \"queue\": %u, \"region\": \"%s\", "
+				"\"isolation\": \"%s\"}",
+				first ? "" : ", ", i, k,
+				rxtok.regions[rxtok.bind_tbl[i][k] - 1].name,
+				egw_rxtok_binding_shared((uint16_t)i, (uint16_t)k) ? "shared"
+				: egw_rxtok_port_steered((uint16_t)i)              ? "steered"
+										   : "none");
+			first = false;
+		}
+	}
 	fprintf(f, "], \"consumers\": [");
 	first = true;
 	for (i = 0; i < rxtok.hi; i++) {
@@ -754,6 +787,20 @@ egw_rxtok_json(FILE *f)
 		first = false;
 	}
 	fprintf(f, "]}");
+}
+
+/* Is the region bound with EGW_RXTOK_BIND_SHARED on some queue? */
+static int
+region_shared(const struct egw_rxtok_region *r)
+{
+	unsigned int p, q;
+
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+		for (q = 0; q < RTE_MAX_QUEUES_PER_PORT; q++)
+			if (rxtok.bind_tbl[p][q] == r->id + 1 &&
+			    egw_rxtok_binding_shared((uint16_t)p, (uint16_t)q))
+				return 1;
+	return 0;
 }
 
 int
@@ -790,6 +837,7 @@ egw_rxtok_consumer_walk(int (*fn)(const struct egw_rxtok_consumer_stats *st, voi
 		st.corrupt = c->n_corrupt;
 		st.attaches = c->n_attach;
 		st.cred_refused = c->n_cred_refused;
+		st.shared = region_shared(c->region);
 		for (k = 0; k < EGW_RXTOK_DROP_MAX; k++)
 			st.drops[k] = __atomic_load_n(&c->drops[k], __ATOMIC_RELAXED);
 		rc = fn(&st, arg);

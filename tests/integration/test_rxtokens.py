@@ -90,7 +90,7 @@ def pcap_ports(c, tag, in0, in1):
 
 def setup_lines():
     return ["set fwd gateway xconnect", "port role 0 lan", "port role 1 uplink",
-            "rxtokens region add r0 size %s" % REGION, "rxtokens bind r0 port 0 queue all"]
+            "rxtokens region add r0 size %s" % REGION, "rxtokens bind r0 port 0 queue all shared"]
 
 
 class Consumer:
@@ -522,7 +522,7 @@ def test_crash(c, edgegw, consumer_bin):
         os.rename(in1 + ".new", in1)
         before = len(e.stdout())
         send("stop")
-        send("rxtokens bind r0 port 1 queue all")
+        send("rxtokens bind r0 port 1 queue all shared")
         send("start")
         send("show rxtokens bindings")
         c.check(egwtest.wait_for(lambda: "port 1 queue 0 -> region r0" in e.stdout()[before:], 10),
@@ -609,7 +609,7 @@ def test_hostile(c, edgegw, consumer_bin):
     with open(cmd, "w") as f:
         f.write("\n".join(setup_lines() + [
             "rxtokens region add r1 size 8M",
-            "rxtokens bind r1 port 1 queue all",
+            "rxtokens bind r1 port 1 queue all shared",
             "rxtokens consumer add rootc region r0 match udp-dport 5000",
             "rxtokens consumer add nob region r1 match udp-dport 6000 uid %d gid %d" %
             (NOBODY, NOBODY),
@@ -680,6 +680,11 @@ def test_hostile(c, edgegw, consumer_bin):
                     "rxtok_quota" in tc.get("rootc", {}),
                     "hostile: telemetry /edgegw/rxtokens: rootc cred_refused 1, nob uid, drops",
                     str(tc)[:300])
+            # both regions are bound 'shared' (single-queue net_pcap ports)
+            c.check(tc.get("rootc", {}).get("shared") == 1 and
+                    tc.get("nob", {}).get("shared") == 1,
+                    "hostile: telemetry says the consumers' regions are bound shared",
+                    str(tc)[:300])
         except (OSError, ValueError) as ex:
             c.check(False, "hostile: telemetry /edgegw/rxtokens", str(ex))
         finally:
@@ -735,9 +740,9 @@ def test_bad_commands(c, edgegw):
     egwtest.write_pcap(empty, [])
     base = ["set fwd gateway xconnect", "rxtokens region add r0 size %s" % REGION]
     cases = [
-        ("bind-twice", base + ["rxtokens bind r0 port 0 queue 0",
-                               "rxtokens bind r0 port 0 queue 0"], "already bound"),
-        ("flow-twice", base + ["rxtokens bind r0 port 0 queue all",
+        ("bind-twice", base + ["rxtokens bind r0 port 0 queue 0 shared",
+                               "rxtokens bind r0 port 0 queue 0 shared"], "already bound"),
+        ("flow-twice", base + ["rxtokens bind r0 port 0 queue all shared",
                                "rxtokens consumer add a region r0 match udp-dport 5000",
                                "rxtokens consumer add b region r0 match udp-dport 5000"],
          "already taken"),
@@ -746,10 +751,10 @@ def test_bad_commands(c, edgegw):
         ("wait-nosuch", base + ["rxtokens wait nosuch"], "no consumer 'nosuch'"),
         # admission control: 65536 tokens of quota on a 2048-page region
         ("quota-region", ["set fwd gateway xconnect", "rxtokens region add r8 size 8M",
-                          "rxtokens bind r8 port 0 queue all",
+                          "rxtokens bind r8 port 0 queue all shared",
                           "rxtokens consumer add big region r8 match udp-dport 5000 "
                           "quota 65536"], "quota 65536 does not fit region r8"),
-        ("quota-sum", base + ["rxtokens bind r0 port 0 queue all",
+        ("quota-sum", base + ["rxtokens bind r0 port 0 queue all shared",
                               "rxtokens consumer add a region r0 match udp-dport 5000 "
                               "quota 4096",
                               "rxtokens consumer add b region r0 match udp-dport 5001 "
@@ -764,6 +769,11 @@ def test_bad_commands(c, edgegw):
         ("dump-uid", base + ["rxtokens consumer add a region r0 match udp-dport 5000 "
                              "uid 65534 dump /dev/null"], "a dump consumer is edgegw itself"),
         ("unbind", base + ["rxtokens unbind r0 port 0 queue 0"], "is not bound to region r0"),
+        # fail closed: a single-queue port (net_pcap) cannot keep other
+        # frames off its bound queue; only 'shared' says that is fine
+        ("unsteerable", base + ["rxtokens bind r0 port 0 queue 0"],
+         "its 1 RX queue would all be bound"),
+        ("shared-word", base + ["rxtokens bind r0 port 0 queue 0 share"], "unknown 'share'"),
     ]
     for tag, lines, msg in cases:
         cmd = c.path("f-%s.cmd" % tag)
@@ -779,6 +789,94 @@ def test_bad_commands(c, edgegw):
         c.check(where in both and msg in line, "commands %s: fails at %s with '%s'" %
                 (tag, where, msg), line.strip())
         c.check("stopped at the first error" in se, "commands %s: the file stops there" % tag)
+
+
+def test_steering(c, edgegw):
+    """g. bind steers the port or is refused, unless 'shared'.
+
+    Every frame of a bound queue lands in region pages its owner can read.
+    On a port edgegw cannot steer (net_null: no rte_flow; net_tap here:
+    rte_flow, but the kernel refuses the TC rules) a bind is refused, with
+    the driver's error, and accepted only with 'shared', which show, the
+    JSON and telemetry then report."""
+    print("\n== steering: bind refused where the port cannot steer, unless shared",
+          flush=True)
+    base = ["set fwd gateway xconnect", "rxtokens region add r0 size 8M"]
+    null2 = ["--vdev", "net_null0", "--vdev", "net_null1"]
+
+    def run(tag, vdevs, lines, extra=()):
+        cmd, js = c.path("g-%s.cmd" % tag), c.path("g-%s.json" % tag)
+        with open(cmd, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        if os.path.exists(js):
+            os.unlink(js)
+        rc, so, se = egwtest.run_edgegw(edgegw, eal(vdevs),
+                                        ["--rxq", "2", "--cmdline-file", cmd,
+                                         "--stats-json", js] + list(extra), timeout=60)
+        return rc, so + se, cmd, js
+
+    def refused(tag, vdevs, lines, msgs, extra=()):
+        rc, both, cmd, _ = run(tag, vdevs, lines, extra)
+        where = "%s:%d:" % (cmd, len(lines))
+        line = next((ln for ln in both.splitlines() if where in ln), "")
+        print("  %s: %s" % (tag, line.strip() or "(no line with %s)" % where))
+        c.eq(rc, 1, "steering %s: exit status" % tag)
+        for m in msgs:
+            c.check(m in line, "steering %s: the error says '%s'" % (tag, m), line.strip())
+        return line
+
+    # net_null: 2 RX queues, no rte_flow (it has an RSS table, and ignores it)
+    refused("null", null2, base + ["rxtokens bind r0 port 0 queue 1"],
+            ["port 0 (net_null) cannot steer only consumer flows",
+             "the port has no rte_flow support", "rte_flow_validate",
+             "readable by its owner", "say 'shared'"])
+    # every queue bound: nothing left for the frames of no consumer
+    refused("null-all", null2, base + ["rxtokens bind r0 port 0 queue all"],
+            ["its 2 RX queues would all be bound"])
+    # shared: accepted, and said everywhere
+    rc, both, _, js = run("null-shared", null2, base + [
+        "rxtokens bind r0 port 0 queue 1 shared",
+        "rxtokens consumer add a region r0 match udp-dport 5000",
+        "show rxtokens bindings", "quit"])
+    c.eq(rc, 0, "steering null-shared: exit status")
+    c.check("region r0 bound to port 0, 1 queue(s), shared: the region's owner may read "
+            "every frame of these queues" in both, "steering null-shared: bind says shared")
+    c.check("port 0 queue 1 -> region r0 shared (the region's owner may read every frame "
+            "of this queue)" in both, "steering null-shared: show rxtokens says shared")
+    try:
+        with open(js) as f:
+            b = json.load(f)["rxtokens"]["bindings"]
+    except (OSError, ValueError, KeyError) as e:
+        b = str(e)
+    c.eq(b, [{"port": 0, "queue": 1, "region": "r0", "isolation": "shared"}],
+         "steering null-shared: JSON bindings")
+    # a shared port is one region's, and cannot be half steered
+    refused("null-mixed", null2, base + [
+        "rxtokens region add r1 size 8M", "rxtokens bind r0 port 0 queue 1 shared",
+        "rxtokens bind r1 port 0 queue 0 shared"], ["a shared port carries one region's"])
+    refused("null-mixed2", null2, base + [
+        "rxtokens bind r0 port 0 queue 1 shared", "rxtokens bind r0 port 0 queue 0"],
+        ["port 0 is bound shared"])
+
+    # net_tap: rte_flow ops (TC flower); this kernel may refuse the rules
+    if not os.path.exists("/dev/net/tun") or os.geteuid() != 0:
+        print("  net_tap part skipped: needs root and /dev/net/tun")
+        return
+    tap = ["--vdev", "net_tap0,iface=stltap%d" % os.getpid(),
+           "--vdev", "net_tap1,iface=stltbp%d" % os.getpid()]
+    rc, both, _, _ = run("tap", tap, base + ["rxtokens bind r0 port 0 queue 1",
+                                             "show rxtokens bindings", "quit"],
+                         ["--txq", "2"])
+    line = next((ln for ln in both.splitlines() if "rxtokens bind" in ln), "")
+    print("  tap: %s" % line.strip())
+    if rc == 0:
+        # a kernel with cls_flower: the bind is steered
+        c.check("steered (" in both and "catch-all" in both,
+                "steering tap: accepted only with a catch-all rule in place", both[-2000:])
+    else:
+        c.eq(rc, 1, "steering tap: exit status")
+        c.check("port 0 (net_tap) cannot steer only consumer flows" in line and
+                "rte_flow_" in line, "steering tap: refused with the rte_flow error", line)
 
 
 def hugepages_free():
@@ -807,7 +905,8 @@ def main():
              ("quota", lambda: test_quota_steer_detached(c, edgegw, consumer_bin)),
              ("crash", lambda: test_crash(c, edgegw, consumer_bin)),
              ("hostile", lambda: test_hostile(c, edgegw, consumer_bin)),
-             ("commands", lambda: test_bad_commands(c, edgegw))]
+             ("commands", lambda: test_bad_commands(c, edgegw)),
+             ("steering", lambda: test_steering(c, edgegw))]
     for name, fn in tests:
         if not only or name in only.split(","):
             fn()

@@ -51,6 +51,7 @@
 #include "egw_eth.h"
 #include "egw_rxtok.h"
 #include "egw_rxtok_shring.h"
+#include "rxtok_private.h"
 #include "rxtok_test.h"
 #include "../app/check.h"
 
@@ -1605,6 +1606,113 @@ test_hostile(void)
 	CHECK(egw_rxtok_consumer_destroy(c) == 0 && avail() == full, "destroy: pool full");
 }
 
+/* The rte_flow rules steer exactly what deliver.c takes for the consumer,
+ * and no more: checked item by item, spec and mask, for every match kind. */
+static void
+test_steer_patterns(void)
+{
+	struct egw_rxtok_consumer_conf conf = {.region = reg, .quota = 1, .external = 1};
+	struct egw_rxtok_consumer *cu, *c4, *c6, *cp;
+	struct rxtok_steer_pat p;
+	uint8_t d4[4] = {192, 0, 2, 7};
+
+	printf("rxtokens steering: the rte_flow pattern of each consumer kind\n");
+	conf.uid = (uint32_t)geteuid();
+	conf.gid = (uint32_t)getegid();
+	conf.name = "st_udp";
+	conf.match = EGW_RXTOK_MATCH_UDP_DPORT;
+	conf.udp_dport = 4789;
+	cu = egw_rxtok_consumer_create(&conf);
+	conf.name = "st_d4";
+	conf.match = EGW_RXTOK_MATCH_DST4;
+	memcpy(conf.dst, d4, 4);
+	c4 = egw_rxtok_consumer_create(&conf);
+	conf.name = "st_d6";
+	conf.match = EGW_RXTOK_MATCH_DST6;
+	memset(conf.dst, 0, sizeof(conf.dst));
+	conf.dst[0] = 0x20;
+	conf.dst[1] = 0x01;
+	conf.dst[15] = 0x42;
+	c6 = egw_rxtok_consumer_create(&conf);
+	conf.name = "st_pppoe";
+	conf.match = EGW_RXTOK_MATCH_PPPOE;
+	conf.pppoe_session = 0x1234;
+	cp = egw_rxtok_consumer_create(&conf);
+	CHECK(cu != NULL && c4 != NULL && c6 != NULL && cp != NULL,
+	      "four consumers on a region no steered port has: no rule needed");
+	if (cu == NULL || c4 == NULL || c6 == NULL || cp == NULL)
+		goto out;
+
+	CHECK(rxtok_steer_n_patterns(cu) == 2, "udp-dport: two rules (IPv4, IPv6)");
+	rxtok_steer_pattern(cu, 0, &p);
+	CHECK(p.prio == 0 && p.items[0].type == RTE_FLOW_ITEM_TYPE_ETH &&
+		      p.items[1].type == RTE_FLOW_ITEM_TYPE_IPV4 &&
+		      p.items[2].type == RTE_FLOW_ITEM_TYPE_UDP &&
+		      p.items[3].type == RTE_FLOW_ITEM_TYPE_END,
+	      "udp-dport IPv4: eth / ipv4 / udp, priority 0 (before destinations)");
+	CHECK(p.udp.hdr.dst_port == rte_cpu_to_be_16(4789) &&
+		      p.udpm.hdr.dst_port == RTE_BE16(0xffff) && p.udpm.hdr.src_port == 0,
+	      "udp-dport IPv4: dst port 4789, exact; source port any");
+	CHECK(p.ip4.hdr.fragment_offset == 0 && p.ip4m.hdr.fragment_offset == RTE_BE16(0x3fff) &&
+		      p.ip4m.hdr.dst_addr == 0,
+	      "udp-dport IPv4: fragments excluded (offset and MF masked, as deliver.c)");
+	rxtok_steer_pattern(cu, 1, &p);
+	CHECK(p.items[1].type == RTE_FLOW_ITEM_TYPE_IPV6 && p.items[1].spec == NULL &&
+		      p.items[2].type == RTE_FLOW_ITEM_TYPE_UDP &&
+		      p.udp.hdr.dst_port == rte_cpu_to_be_16(4789),
+	      "udp-dport IPv6: eth / ipv6 / udp dst 4789");
+
+	CHECK(rxtok_steer_n_patterns(c4) == 1, "dst IPv4: one rule");
+	rxtok_steer_pattern(c4, 0, &p);
+	CHECK(p.prio == 1 && p.items[1].type == RTE_FLOW_ITEM_TYPE_IPV4 &&
+		      p.items[2].type == RTE_FLOW_ITEM_TYPE_END &&
+		      memcmp(&p.ip4.hdr.dst_addr, d4, 4) == 0 &&
+		      p.ip4m.hdr.dst_addr == RTE_BE32(0xffffffff) && p.ip4m.hdr.src_addr == 0 &&
+		      p.ip4m.hdr.fragment_offset == 0,
+	      "dst IPv4: eth / ipv4 dst 192.0.2.7 exact, fragments too, priority 1");
+	rxtok_steer_pattern(c6, 0, &p);
+	CHECK(p.prio == 1 && p.items[1].type == RTE_FLOW_ITEM_TYPE_IPV6 &&
+		      p.items[2].type == RTE_FLOW_ITEM_TYPE_END &&
+		      memcmp(p.ip6.hdr.dst_addr, c6->dst, 16) == 0 &&
+		      p.ip6m.hdr.dst_addr[0] == 0xff && p.ip6m.hdr.dst_addr[15] == 0xff &&
+		      p.ip6m.hdr.src_addr[0] == 0,
+	      "dst IPv6: eth / ipv6 dst 2001::42 exact");
+
+	CHECK(rxtok_steer_n_patterns(cp) == 2, "pppoe-session: two rules (PPP IPv4, IPv6)");
+	rxtok_steer_pattern(cp, 0, &p);
+	CHECK(p.items[1].type == RTE_FLOW_ITEM_TYPE_PPPOES &&
+		      p.pppoe.session_id == rte_cpu_to_be_16(0x1234) &&
+		      p.pppoem.session_id == RTE_BE16(0xffff) &&
+		      p.items[2].type == RTE_FLOW_ITEM_TYPE_PPPOE_PROTO_ID &&
+		      p.proto.proto_id == RTE_BE16(0x0021) &&
+		      p.protom.proto_id == RTE_BE16(0xffff) &&
+		      p.items[3].type == RTE_FLOW_ITEM_TYPE_END,
+	      "pppoe-session: eth / pppoes 0x1234 / proto 0x0021 (no LCP, PAP, NCP frame)");
+	rxtok_steer_pattern(cp, 1, &p);
+	CHECK(p.proto.proto_id == RTE_BE16(0x0057), "pppoe-session: and proto 0x0057 (IPv6)");
+
+	/* without ports: nothing bound that is not shared, nothing to steer */
+	CHECK(egw_rxtok_port_steered(0) == 0, "port 0 (no ethdev) is not steered");
+	CHECK(egw_rxtok_steer_port(RTE_MAX_ETHPORTS - 1) == -ENODEV &&
+		      strstr(egw_rxtok_steer_error(), "does not exist") != NULL,
+	      "steering a port that does not exist: -ENODEV, said");
+	CHECK(egw_rxtok_bind_flags(reg, 5, 0, EGW_RXTOK_BIND_SHARED) == 0 &&
+		      egw_rxtok_binding_shared(5, 0) == 1 &&
+		      egw_rxtok_bind_flags(reg, 5, 1, 0) == -EXDEV &&
+		      egw_rxtok_unbind(reg, 5, 0) == 0 && egw_rxtok_binding_shared(5, 0) == 0,
+	      "shared binding: flagged; a steered one beside it -EXDEV; unbind clears it");
+	CHECK(egw_rxtok_bind_flags(reg, 5, 0, 2) == -EINVAL, "unknown bind flag: -EINVAL");
+out:
+	if (cu != NULL)
+		egw_rxtok_consumer_destroy(cu);
+	if (c4 != NULL)
+		egw_rxtok_consumer_destroy(c4);
+	if (c6 != NULL)
+		egw_rxtok_consumer_destroy(c6);
+	if (cp != NULL)
+		egw_rxtok_consumer_destroy(cp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1659,6 +1767,7 @@ main(int argc, char **argv)
 	test_last_ref();
 	test_flows();
 	test_hostile();
+	test_steer_patterns();
 
 	CHECK(avail() == full, "at the end the pool is full (%u/%u)", avail(), full);
 	egw_rxtok_fini();
