@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -34,12 +35,13 @@ enum xdp_map {
 	M_POOL4,
 	M_POOL6,
 	M_FLOWS,
+	M_FILTER,
 	M_MAX
 };
 
 static const char *const map_names[M_MAX] = {
-	"xsks_map", "egw_cfg",  "egw_stats", "egw_esp4",  "egw_esp6",
-	"egw_own4", "egw_own6", "egw_pool4", "egw_pool6", "egw_flows",
+	"xsks_map", "egw_cfg",   "egw_stats", "egw_esp4",  "egw_esp6",   "egw_own4",
+	"egw_own6", "egw_pool4", "egw_pool6", "egw_flows", "egw_filter",
 };
 
 /* the flag that tells the program a map has entries */
@@ -72,6 +74,7 @@ struct xdp_port {
 	uint32_t max[M_MAX];
 	uint32_t n[M_MAX]; /* distinct keys in the maps we fill */
 	uint32_t flags;
+	uint64_t *filt; /* what egw_filter holds */
 	char pin[PATH_MAX];
 };
 
@@ -236,6 +239,8 @@ close_fds(struct xdp_port *p)
 	if (p->prog_fd >= 0)
 		close(p->prog_fd);
 	p->prog_fd = -1;
+	free(p->filt);
+	p->filt = NULL;
 }
 
 /* Open the maps of program p->prog_fd by name. */
@@ -338,7 +343,7 @@ egw_xdp_port_open(uint16_t port, unsigned int ifindex, bool access, char *err, s
 	rc = open_maps(p, err, errlen);
 	if (rc < 0)
 		goto fail;
-	for (m = M_ESP4; m < M_MAX; m++) {
+	for (m = M_ESP4; m <= M_FLOWS; m++) {
 		rc = clear_map(p->fd[m]);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s: clear %s: %s", p->ifname, map_names[m],
@@ -346,7 +351,21 @@ egw_xdp_port_open(uint16_t port, unsigned int ifindex, bool access, char *err, s
 			goto fail;
 		}
 	}
-	p->flags = access ? EGW_XDP_F_ACCESS : 0;
+	p->filt = calloc(EGW_XDP_FILTER_MAPS * EGW_XDP_FILTER_WORDS, sizeof(*p->filt));
+	if (p->filt == NULL) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "%s: no memory", p->ifname);
+		goto fail;
+	}
+	for (m = 0; m < EGW_XDP_FILTER_MAPS * EGW_XDP_FILTER_WORDS; m++)
+		if (bpf_map_update_elem(p->fd[M_FILTER], &m, &p->filt[m], BPF_ANY) != 0) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: clear egw_filter: %s", p->ifname, strerror(-rc));
+			goto fail;
+		}
+	/* empty maps, empty filter: every part valid */
+	p->flags = (access ? EGW_XDP_F_ACCESS : 0) | EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 |
+		   EGW_XDP_F_FILTP;
 	rc = write_cfg(p);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: egw_cfg: %s", p->ifname, strerror(-rc));
@@ -448,6 +467,176 @@ ref_update(struct xdp_port *p, enum xdp_map m, const void *key, bool add)
 	return 0;
 }
 
+/* Call fn on every key of map m. */
+static int
+walk_keys(struct xdp_port *p, enum xdp_map m, void (*fn)(void *ctx, const void *key), void *ctx)
+{
+	uint8_t key[64], next[64];
+	const void *prev = NULL;
+
+	while (bpf_map_get_next_key(p->fd[m], prev, next) == 0) {
+		fn(ctx, next);
+		memcpy(key, next, sizeof(key));
+		prev = key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+struct filt_build {
+	uint64_t w[EGW_XDP_FILTER_MAPS * EGW_XDP_FILTER_WORDS];
+	bool ok6;
+};
+
+static void
+filt_set(struct filt_build *b, uint32_t bit)
+{
+	b->w[bit >> 6] |= 1ULL << (bit & 63);
+}
+
+/* An IPv4 prefix a/len (a in host order) into the bitmaps. */
+static void
+filt_prefix4(struct filt_build *b, uint32_t a, uint32_t len)
+{
+	uint32_t n, i, first;
+
+	if (len >= 24) {
+		filt_set(b, EGW_XDP_FILT4_L1 + (a >> 16));
+		filt_set(b, EGW_XDP_FILT4_L2 + egw_xdp_fold24(a));
+	} else if (len >= 16) {
+		/* its /24s, at most 256, each have their bit */
+		filt_set(b, EGW_XDP_FILT4_L1 + (a >> 16));
+		n = 1u << (24 - len);
+		first = (a >> 8) & ~(n - 1);
+		for (i = 0; i < n; i++)
+			filt_set(b, EGW_XDP_FILT4_L2 + egw_xdp_fold24((first + i) << 8));
+	} else {
+		/* its /16s are looked up whole */
+		n = 1u << (16 - len);
+		first = (a >> 16) & ~(n - 1);
+		for (i = 0; i < n; i++) {
+			filt_set(b, EGW_XDP_FILT4_L1 + first + i);
+			filt_set(b, EGW_XDP_FILT4_C1 + first + i);
+		}
+	}
+}
+
+/* An IPv6 prefix a/len into the bitmaps. */
+static void
+filt_prefix6(struct filt_build *b, const uint8_t *a, uint32_t len)
+{
+	uint8_t x[16];
+	uint32_t n, i, first;
+
+	if (len < 32) {
+		b->ok6 = false; /* spans /32s the fold cannot list */
+		return;
+	}
+	filt_set(b, EGW_XDP_FILT6_L1 + egw_xdp_fold32(a));
+	if (len >= 48) {
+		filt_set(b, EGW_XDP_FILT6_L2 + egw_xdp_fold48(a));
+	} else if (len >= 40) {
+		/* its /48s, at most 256 */
+		memcpy(x, a, 16);
+		n = 1u << (48 - len);
+		first = egw_xdp_be16_at(a, 4) & ~(n - 1);
+		for (i = 0; i < n; i++) {
+			x[4] = (uint8_t)((first + i) >> 8);
+			x[5] = (uint8_t)(first + i);
+			filt_set(b, EGW_XDP_FILT6_L2 + egw_xdp_fold48(x));
+		}
+	} else {
+		filt_set(b, EGW_XDP_FILT6_C1 + egw_xdp_fold32(a));
+	}
+}
+
+static void
+filt_addr4(void *ctx, const void *key)
+{
+	uint32_t a;
+
+	memcpy(&a, key, 4);
+	filt_prefix4(ctx, ntohl(a), 32);
+}
+
+static void
+filt_addr6(void *ctx, const void *key)
+{
+	filt_prefix6(ctx, key, 128);
+}
+
+static void
+filt_pool4(void *ctx, const void *key)
+{
+	const struct egw_xdp_lpm4 *k = key;
+	uint32_t a;
+
+	memcpy(&a, k->a, 4);
+	filt_prefix4(ctx, ntohl(a), k->prefixlen);
+}
+
+static void
+filt_pool6(void *ctx, const void *key)
+{
+	const struct egw_xdp_lpm6 *k = key;
+
+	filt_prefix6(ctx, k->a, k->prefixlen);
+}
+
+static void
+filt_flow(void *ctx, const void *key)
+{
+	const struct egw_xdp_flow_key *k = key;
+
+	if (k->kind == EGW_XDP_FLOW_DST4)
+		filt_addr4(ctx, k->a);
+	else if (k->kind == EGW_XDP_FLOW_DST6)
+		filt_addr6(ctx, k->a);
+	else if (k->kind == EGW_XDP_FLOW_UDP_DPORT)
+		filt_set(ctx, EGW_XDP_FILT_PORT + ntohs(k->port));
+}
+
+/* Rebuild egw_filter from the maps: a new entry's bits are set after the
+ * entry (its frames reach the kernel until then), a deleted entry's bits
+ * cleared after it. */
+static int
+rebuild_filter(struct xdp_port *p)
+{
+	static struct filt_build b;
+	uint32_t i, old = p->flags;
+	int rc = 0;
+
+	memset(&b, 0, sizeof(b));
+	b.ok6 = true;
+	rc |= walk_keys(p, M_ESP4, filt_addr4, &b);
+	rc |= walk_keys(p, M_OWN4, filt_addr4, &b);
+	rc |= walk_keys(p, M_POOL4, filt_pool4, &b);
+	rc |= walk_keys(p, M_ESP6, filt_addr6, &b);
+	rc |= walk_keys(p, M_OWN6, filt_addr6, &b);
+	rc |= walk_keys(p, M_POOL6, filt_pool6, &b);
+	rc |= walk_keys(p, M_FLOWS, filt_flow, &b);
+	if (rc != 0) {
+		/* not knowing every key: look up everything */
+		p->flags &= ~(EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 | EGW_XDP_F_FILTP);
+		return p->flags != old ? write_cfg(p) : 0;
+	}
+	for (i = 0; i < EGW_XDP_FILTER_MAPS * EGW_XDP_FILTER_WORDS; i++) {
+		if (b.w[i] == p->filt[i])
+			continue;
+		if (bpf_map_update_elem(p->fd[M_FILTER], &i, &b.w[i], BPF_ANY) != 0) {
+			p->flags &= ~(EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 | EGW_XDP_F_FILTP);
+			write_cfg(p);
+			return -errno;
+		}
+		p->filt[i] = b.w[i];
+	}
+	p->flags |= EGW_XDP_F_FILT4 | EGW_XDP_F_FILTP;
+	if (b.ok6)
+		p->flags |= EGW_XDP_F_FILT6;
+	else
+		p->flags &= ~EGW_XDP_F_FILT6;
+	return p->flags != old ? write_cfg(p) : 0;
+}
+
 /* Apply to every open port; on a failure undo the ports done. */
 static int
 update_all(enum xdp_map m, const void *key, bool add, const char *what, char *err, size_t errlen)
@@ -473,6 +662,8 @@ update_all(enum xdp_map m, const void *key, bool add, const char *what, char *er
 				p->flags = old;
 			}
 		}
+		if (rc == 0)
+			rc = rebuild_filter(p);
 		if (rc < 0) {
 			if (rc == -E2BIG)
 				snprintf(err, errlen,
@@ -485,8 +676,8 @@ update_all(enum xdp_map m, const void *key, bool add, const char *what, char *er
 				snprintf(err, errlen, "XDP map %s of %s: %s: %s", map_names[m],
 					 p->ifname, what, strerror(-rc));
 			for (j = 0; j < i; j++)
-				if (ports[j].open)
-					ref_update(&ports[j], m, key, !add);
+				if (ports[j].open && ref_update(&ports[j], m, key, !add) == 0)
+					rebuild_filter(&ports[j]);
 			return rc;
 		}
 	}
@@ -622,6 +813,14 @@ egw_xdp_show(FILE *f)
 					map_names[m], p->max[m]);
 			else if (m == M_CFG)
 				fprintf(f, "    %-10s flags 0x%02x\n", map_names[m], p->flags);
+			else if (m == M_FILTER)
+				fprintf(f,
+					"    %-10s pre-check of IPv4 /16s, IPv6 /32s, UDP "
+					"ports%s\n",
+					map_names[m],
+					(p->flags & EGW_XDP_F_FILT6) ? ""
+								     : " (IPv6 part off: a pool "
+								       "shorter than /32)");
 			else if (m == M_STATS)
 				fprintf(f, "    %-10s %u classes per CPU\n", map_names[m],
 					p->max[m]);

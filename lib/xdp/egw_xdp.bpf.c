@@ -99,6 +99,13 @@ struct {
 	__type(value, __u32);
 } egw_flows SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EGW_XDP_FILTER_MAPS *EGW_XDP_FILTER_WORDS);
+	__type(key, __u32);
+	__type(value, __u64);
+} egw_filter SEC(".maps");
+
 #define ETH_P_8021AD_ 0x88A8
 #define ETH_P_QINQ1_ 0x9100
 #define ETH_P_PPP_DISC_ 0x8863
@@ -176,6 +183,48 @@ steer(const struct frame *f, __u32 cls)
 }
 
 static __always_inline int
+bit_set(__u32 bit)
+{
+	__u32 k = bit >> 6;
+	__u64 *w = bpf_map_lookup_elem(&egw_filter, &k);
+
+	return w != NULL && ((*w >> (bit & 63)) & 1);
+}
+
+/* the pre-check: 0 if no map can hold this address (egw_xdp_abi.h) */
+static __always_inline int
+filter4(const struct frame *f, __be32 be)
+{
+	__u32 a = bpf_ntohl(be);
+
+	if (!(f->flags & EGW_XDP_F_FILT4))
+		return 1;
+	if (!bit_set(EGW_XDP_FILT4_L1 + (a >> 16)))
+		return 0;
+	if (bit_set(EGW_XDP_FILT4_C1 + (a >> 16)))
+		return 1;
+	return bit_set(EGW_XDP_FILT4_L2 + egw_xdp_fold24(a));
+}
+
+static __always_inline int
+filter6(const struct frame *f, const __u8 *a)
+{
+	if (!(f->flags & EGW_XDP_F_FILT6))
+		return 1;
+	if (!bit_set(EGW_XDP_FILT6_L1 + egw_xdp_fold32(a)))
+		return 0;
+	if (bit_set(EGW_XDP_FILT6_C1 + egw_xdp_fold32(a)))
+		return 1;
+	return bit_set(EGW_XDP_FILT6_L2 + egw_xdp_fold48(a));
+}
+
+static __always_inline int
+filter_port(const struct frame *f, __be16 port)
+{
+	return !(f->flags & EGW_XDP_F_FILTP) || bit_set(EGW_XDP_FILT_PORT + bpf_ntohs(port));
+}
+
+static __always_inline int
 flow_dst(const struct frame *f, __u8 kind, const void *a, __u32 alen)
 {
 	struct egw_xdp_flow_key k;
@@ -246,6 +295,8 @@ ipv4(const struct frame *f, void *l3)
 	/* a fragment after the first has no UDP header */
 	later = (ip->frag_off & bpf_htons(0x1fff)) != 0;
 
+	if (!filter4(f, dst))
+		goto udp_flows;
 	if ((f->flags & EGW_XDP_F_ESP4) &&
 	    (ip->protocol == IPPROTO_ESP_ || ip->protocol == IPPROTO_UDP) &&
 	    bpf_map_lookup_elem(&egw_esp4, &dst) != NULL) {
@@ -268,24 +319,113 @@ ipv4(const struct frame *f, void *l3)
 	}
 	if (flow_dst(f, EGW_XDP_FLOW_DST4, &dst, 4))
 		return steer(f, EGW_XDP_CLS_RXTOK);
+udp_flows:
 	if ((f->flags & EGW_XDP_F_FLOWS) && ip->protocol == IPPROTO_UDP && !later) {
 		struct udphdr *uh = l4;
 
 		if ((void *)(uh + 1) > f->end)
 			return to_kernel(f, EGW_XDP_CLS_MALFORMED);
-		if (flow_udp(f, uh->dest))
+		if (filter_port(f, uh->dest) && flow_udp(f, uh->dest))
 			return steer(f, EGW_XDP_CLS_RXTOK);
 	}
 	return to_kernel(f, EGW_XDP_CLS_KERNEL);
+}
+
+/* What the IPv6 header walk hands to the rest (egw_xdp_ip6_l4). */
+struct ip6_info {
+	struct egw_xdp_in6 dst;
+	__u32 off; /* of the upper-layer header */
+	__u32 flags;
+	__u32 len;
+	__u8 nh;
+	__u8 later; /* a fragment after the first */
+	__u8 pad[2];
+};
+
+/*
+ * The IPv6 upper layer: a global function, so the verifier checks it once
+ * on its own instead of once for every path through the extension-header
+ * walk (those paths multiplied past its one-million-instruction limit).
+ */
+__attribute__((noinline)) int
+egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
+{
+	void *data = (void *)(long)ctx->data;
+	struct egw_xdp_in6 dst;
+	struct frame f, *fp = &f;
+	__be16 dport = 0;
+	__u32 off;
+	int esp;
+	void *p;
+
+	if (in == NULL)
+		return XDP_PASS;
+	f.ctx = ctx;
+	f.end = (void *)(long)ctx->data_end;
+	f.len = in->len;
+	f.flags = in->flags;
+	off = in->off;
+	if (off > 4096)
+		return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
+	p = data + off;
+	if (p > f.end)
+		return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
+	dst = in->dst;
+
+	/* a solicitation for edgegw's address goes to a multicast group: its
+	 * target is what counts */
+	if ((f.flags & EGW_XDP_F_OWN6) && in->nh == IPPROTO_ICMPV6_ && !in->later) {
+		struct nd_msg *nd = p;
+
+		if ((void *)&nd->type + 1 <= f.end && (nd->type == ND_NS || nd->type == ND_NA)) {
+			if ((void *)(nd + 1) > f.end)
+				return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
+			if (filter6(fp, nd->target.a) &&
+			    bpf_map_lookup_elem(&egw_own6, &nd->target) != NULL)
+				return steer(fp, EGW_XDP_CLS_OWN);
+		}
+	}
+	if (!filter6(fp, dst.a))
+		goto udp_flows;
+	if ((f.flags & EGW_XDP_F_ESP6) && (in->nh == IPPROTO_ESP_ || in->nh == IPPROTO_UDP) &&
+	    bpf_map_lookup_elem(&egw_esp6, &dst) != NULL) {
+		if (in->nh == IPPROTO_ESP_ || in->later)
+			return steer(fp, EGW_XDP_CLS_ESP);
+		esp = udp_is_esp(fp, p, &dport);
+		if (esp < 0)
+			return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
+		if (esp)
+			return steer(fp, EGW_XDP_CLS_ESP);
+	}
+	if ((f.flags & EGW_XDP_F_OWN6) && bpf_map_lookup_elem(&egw_own6, &dst) != NULL)
+		return steer(fp, EGW_XDP_CLS_OWN);
+	if (f.flags & EGW_XDP_F_POOL6) {
+		struct egw_xdp_lpm6 k = {.prefixlen = 128};
+
+		__builtin_memcpy(k.a, dst.a, 16);
+		if (bpf_map_lookup_elem(&egw_pool6, &k) != NULL)
+			return steer(fp, EGW_XDP_CLS_POOL);
+	}
+	if (flow_dst(fp, EGW_XDP_FLOW_DST6, dst.a, 16))
+		return steer(fp, EGW_XDP_CLS_RXTOK);
+udp_flows:
+	if ((f.flags & EGW_XDP_F_FLOWS) && in->nh == IPPROTO_UDP && !in->later) {
+		struct udphdr *uh = p;
+
+		if ((void *)(uh + 1) > f.end)
+			return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
+		if (filter_port(fp, uh->dest) && flow_udp(fp, uh->dest))
+			return steer(fp, EGW_XDP_CLS_RXTOK);
+	}
+	return to_kernel(fp, EGW_XDP_CLS_KERNEL);
 }
 
 static __always_inline int
 ipv6(const struct frame *f, void *l3)
 {
 	struct ipv6hdr *ip6 = l3;
-	struct egw_xdp_in6 dst;
-	__be16 dport = 0;
-	int later = 0, esp, i;
+	struct ip6_info in;
+	int later = 0, i;
 	__u8 nh;
 	void *p;
 
@@ -293,7 +433,6 @@ ipv6(const struct frame *f, void *l3)
 		return to_kernel(f, EGW_XDP_CLS_MALFORMED);
 	if (ip6->version != 6)
 		return to_kernel(f, EGW_XDP_CLS_MALFORMED);
-	__builtin_memcpy(dst.a, &ip6->daddr, 16);
 	nh = ip6->nexthdr;
 	p = ip6 + 1;
 	/* extension headers (RFC 8200 4): hop-by-hop, routing, destination
@@ -324,51 +463,20 @@ ipv6(const struct frame *f, void *l3)
 	if (nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS ||
 	    nh == IPPROTO_FRAGMENT || nh == IPPROTO_AH)
 		return to_kernel(f, EGW_XDP_CLS_KERNEL);
-
-	if ((f->flags & EGW_XDP_F_ESP6) && (nh == IPPROTO_ESP_ || nh == IPPROTO_UDP) &&
-	    bpf_map_lookup_elem(&egw_esp6, &dst) != NULL) {
-		if (nh == IPPROTO_ESP_ || later)
-			return steer(f, EGW_XDP_CLS_ESP);
-		esp = udp_is_esp(f, p, &dport);
-		if (esp < 0)
-			return to_kernel(f, EGW_XDP_CLS_MALFORMED);
-		if (esp)
-			return steer(f, EGW_XDP_CLS_ESP);
-	}
-	if (f->flags & EGW_XDP_F_OWN6) {
-		if (bpf_map_lookup_elem(&egw_own6, &dst) != NULL)
-			return steer(f, EGW_XDP_CLS_OWN);
-		/* a solicitation for edgegw's address goes to a multicast group */
-		if (nh == IPPROTO_ICMPV6_ && !later) {
-			struct nd_msg *nd = p;
-
-			if ((void *)&nd->type + 1 <= f->end &&
-			    (nd->type == ND_NS || nd->type == ND_NA)) {
-				if ((void *)(nd + 1) > f->end)
-					return to_kernel(f, EGW_XDP_CLS_MALFORMED);
-				if (bpf_map_lookup_elem(&egw_own6, &nd->target) != NULL)
-					return steer(f, EGW_XDP_CLS_OWN);
-			}
-		}
-	}
-	if (f->flags & EGW_XDP_F_POOL6) {
-		struct egw_xdp_lpm6 k = {.prefixlen = 128};
-
-		__builtin_memcpy(k.a, dst.a, 16);
-		if (bpf_map_lookup_elem(&egw_pool6, &k) != NULL)
-			return steer(f, EGW_XDP_CLS_POOL);
-	}
-	if (flow_dst(f, EGW_XDP_FLOW_DST6, dst.a, 16))
-		return steer(f, EGW_XDP_CLS_RXTOK);
-	if ((f->flags & EGW_XDP_F_FLOWS) && nh == IPPROTO_UDP && !later) {
-		struct udphdr *uh = p;
-
-		if ((void *)(uh + 1) > f->end)
-			return to_kernel(f, EGW_XDP_CLS_MALFORMED);
-		if (flow_udp(f, uh->dest))
-			return steer(f, EGW_XDP_CLS_RXTOK);
-	}
-	return to_kernel(f, EGW_XDP_CLS_KERNEL);
+	/* the kernel's frames leave here, before the call: only ND (its
+	 * target counts) and UDP (a flow's port) need a look past a miss */
+	if (nh != IPPROTO_ICMPV6_ && !(nh == IPPROTO_UDP && (f->flags & EGW_XDP_F_FLOWS)) &&
+	    !filter6(f, (const __u8 *)&ip6->daddr))
+		return to_kernel(f, EGW_XDP_CLS_KERNEL);
+	__builtin_memcpy(in.dst.a, &ip6->daddr, 16);
+	in.off = (__u32)(p - (void *)(long)f->ctx->data);
+	in.flags = f->flags;
+	in.len = (__u32)f->len;
+	in.nh = nh;
+	in.later = (__u8)later;
+	in.pad[0] = 0;
+	in.pad[1] = 0;
+	return egw_xdp_ip6_l4(f->ctx, &in);
 }
 
 static __always_inline int
@@ -385,7 +493,7 @@ arp(const struct frame *f, void *l3)
 	    a->plen != 4)
 		return to_kernel(f, EGW_XDP_CLS_KERNEL);
 	__builtin_memcpy(&tpa, a->tpa, 4);
-	if (bpf_map_lookup_elem(&egw_own4, &tpa) != NULL)
+	if (filter4(f, tpa) && bpf_map_lookup_elem(&egw_own4, &tpa) != NULL)
 		return steer(f, EGW_XDP_CLS_OWN);
 	return to_kernel(f, EGW_XDP_CLS_KERNEL);
 }

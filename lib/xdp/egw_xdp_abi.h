@@ -60,6 +60,9 @@ struct egw_xdp_counter {
 #define EGW_XDP_F_POOL4 (1u << 5)
 #define EGW_XDP_F_POOL6 (1u << 6)
 #define EGW_XDP_F_FLOWS (1u << 7)
+#define EGW_XDP_F_FILT4 (1u << 8)  /**< egw_filter's IPv4 part is valid */
+#define EGW_XDP_F_FILT6 (1u << 9)  /**< egw_filter's IPv6 part is valid */
+#define EGW_XDP_F_FILTP (1u << 10) /**< egw_filter's UDP port part is valid */
 
 /** Value of egw_cfg (one entry, key 0). */
 struct egw_xdp_cfg {
@@ -100,5 +103,61 @@ struct egw_xdp_flow_key {
 	__be16 port;
 	__u8 a[16];
 };
+
+/**
+ * egw_filter: a pre-check that keeps the kernel's frames away from the hash
+ * and trie lookups. An ARRAY of 64-bit words (lookups the verifier inlines)
+ * holding bitmaps of 65,536 bits each:
+ *   IPv4  L1: /16s that an entry of any map covers;
+ *         C1: /16s covered by an entry shorter than /16 (L2 not decisive);
+ *         L2: /24s (folded to 16 bits) that an entry covers;
+ *   IPv6  the same with /32 (folded), /48 (folded) and entries shorter than
+ *         /40 marking C1 (up to 256 /48s of a /40../47 are listed in L2);
+ *   PORT: UDP ports of rxtokens flows.
+ * A frame is looked up only if L1 is set and C1 or L2 is set: a clear bit
+ * means no map can match. The control side rebuilds it from the maps after
+ * every change; a family whose flag is clear (an IPv6 prefix shorter than
+ * /32) is not consulted.
+ */
+#define EGW_XDP_FILTER_BITS 65536
+#define EGW_XDP_FILTER_WORDS (EGW_XDP_FILTER_BITS / 64)
+#define EGW_XDP_FILT4_L1 (0u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILT4_C1 (1u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILT4_L2 (2u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILT6_L1 (3u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILT6_C1 (4u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILT6_L2 (5u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILT_PORT (6u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILTER_MAPS 7u
+
+/** The /24 bit of an IPv4 address (host order): the 256 /24s of a /16 get
+ *  distinct bits. */
+static inline __u32
+egw_xdp_fold24(__u32 a)
+{
+	__u32 x = a >> 8;
+
+	return (x ^ x >> 16) & 0xffff;
+}
+
+static inline __u32
+egw_xdp_be16_at(const __u8 *a, unsigned int i)
+{
+	return (__u32)a[i] << 8 | a[i + 1];
+}
+
+/** The /32 bit of an IPv6 address (network order bytes). */
+static inline __u32
+egw_xdp_fold32(const __u8 *a)
+{
+	return egw_xdp_be16_at(a, 0) ^ egw_xdp_be16_at(a, 2);
+}
+
+/** The /48 bit of an IPv6 address: the /48s of a /32 get distinct bits. */
+static inline __u32
+egw_xdp_fold48(const __u8 *a)
+{
+	return egw_xdp_be16_at(a, 0) ^ egw_xdp_be16_at(a, 2) ^ egw_xdp_be16_at(a, 4);
+}
 
 #endif /* EGW_XDP_ABI_H */

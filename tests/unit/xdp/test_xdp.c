@@ -37,14 +37,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/if_link.h>
 #include <linux/if_xdp.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "egw_xdp_abi.h"
+#include "egw_xdp.h"
 #include "../app/check.h"
 
 #define SKIP 77
@@ -778,6 +780,225 @@ fuzz(unsigned long iters)
 	printf("\n");
 }
 
+/* ---- through lib/xdp's control side ------------------------------------------ */
+
+static void
+api_ok(int rc, const char *what, const char *err)
+{
+	CHECK(rc == 0, "lib/xdp %s: %d %s", what, rc, err);
+}
+
+static void
+api_addr(int kind, int family, const char *s, bool add)
+{
+	uint8_t a[16];
+	char err[256] = "";
+
+	if (inet_pton(family, s, a) != 1)
+		abort();
+	api_ok(egw_xdp_addr(kind, family, a, add, err, sizeof(err)), s, err);
+}
+
+static void
+api_pool(int family, const char *s, uint8_t len, bool add)
+{
+	uint8_t a[16];
+	char err[256] = "";
+
+	if (inet_pton(family, s, a) != 1)
+		abort();
+	api_ok(egw_xdp_pool(family, a, len, add, err, sizeof(err)), s, err);
+}
+
+static void
+api_flow(uint8_t kind, int family, const char *s, uint16_t port, bool add)
+{
+	struct egw_xdp_flow_key k;
+	char err[256] = "";
+
+	memset(&k, 0, sizeof(k));
+	k.kind = kind;
+	k.port = htons(port);
+	if (s != NULL && inet_pton(family, s, k.a) != 1)
+		abort();
+	api_ok(egw_xdp_flow(&k, add, err, sizeof(err)), "flow", err);
+}
+
+static uint32_t
+cfg_flags(void)
+{
+	struct egw_xdp_cfg c;
+	uint32_t k = 0;
+
+	if (bpf_map_lookup_elem(cfg_fd, &k, &c) != 0)
+		return 0;
+	return c.flags;
+}
+
+static void
+tcp4_to(struct frame *f, const char *dst)
+{
+	eth(f, NULL, 0, 0x0800);
+	ipv4(f, 5, IPPROTO_TCP, ip4(dst), 20, 0);
+	zeros(f, 20);
+}
+
+static void
+tcp6_to(struct frame *f, const char *dst)
+{
+	eth(f, NULL, 0, 0x86dd);
+	ipv6(f, IPPROTO_TCP, dst, 20);
+	zeros(f, 20);
+}
+
+static void
+api_phase(const char *obj_path, unsigned long iters)
+{
+	static const uint32_t filt = EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 | EGW_XDP_F_FILTP;
+	struct egw_xdp_counter cnt[EGW_XDP_CLS_MAX];
+	uint64_t direct[EGW_XDP_CLS_MAX];
+	char err[256] = "", path[256];
+	unsigned int i, n_ok;
+	struct frame f;
+	struct stat st;
+	uint8_t a[16];
+	int rc, k;
+
+	rc = egw_xdp_verify(obj_path, err, sizeof(err));
+	CHECK(rc == 0, "egw_xdp_verify(%s): %d %s", obj_path, rc, err);
+	rc = egw_xdp_verify("/nonexistent/egw_xdp.bpf.o", err, sizeof(err));
+	CHECK(rc == -ENOENT && strstr(err, "/nonexistent") != NULL, "verify of no file: %d %s", rc,
+	      err);
+	rc = egw_xdp_port_open(0, (unsigned int)if_nametoindex(peer), true, err, sizeof(err));
+	CHECK(rc == -ENOENT && strstr(err, "no XDP program") != NULL,
+	      "open of an interface without a program: %d %s", rc, err);
+
+	if (bpf_xdp_attach(ifindex, prog_fd, XDP_FLAGS_UPDATE_IF_NOEXIST, NULL) != 0) {
+		fprintf(stderr, "attach to %s: %s\n", veth, strerror(errno));
+		exit(1);
+	}
+	rc = egw_xdp_port_open(0, (unsigned int)ifindex, true, err, sizeof(err));
+	CHECK(rc == 0, "egw_xdp_port_open(%s): %d %s", veth, rc, err);
+	if (rc != 0)
+		return;
+	CHECK(egw_xdp_port_active(0) && !egw_xdp_port_generic(0), "port 0 active, native");
+	CHECK(cfg_flags() == (EGW_XDP_F_ACCESS | filt), "flags after open 0x%x", cfg_flags());
+	snprintf(path, sizeof(path), "%s/%s/egw_stats", EGW_XDP_PIN_ROOT, veth);
+	CHECK(stat(path, &st) == 0, "%s pinned", path);
+	k = bpf_obj_get(path);
+	CHECK(k >= 0, "bpf_obj_get(%s): %s", path, strerror(errno));
+	if (k >= 0)
+		close(k);
+
+	/* the table again, the maps filled by lib/xdp (pre-check on) */
+	api_addr(EGW_XDP_ADDR_ESP, AF_INET, "192.0.2.1", true);
+	api_addr(EGW_XDP_ADDR_ESP, AF_INET6, "2001:db8::1", true);
+	api_addr(EGW_XDP_ADDR_OWN, AF_INET, "198.51.100.1", true);
+	api_addr(EGW_XDP_ADDR_OWN, AF_INET6, "2001:db8:1::1", true);
+	api_pool(AF_INET, "100.64.0.0", 10, true);
+	api_pool(AF_INET6, "2001:db8:100::", 40, true);
+	api_flow(EGW_XDP_FLOW_DST4, AF_INET, "203.0.113.9", 0, true);
+	api_flow(EGW_XDP_FLOW_DST6, AF_INET6, "2001:db8:2::9", 0, true);
+	api_flow(EGW_XDP_FLOW_UDP_DPORT, 0, NULL, 5555, true);
+	CHECK((cfg_flags() & filt) == filt, "pre-check on: flags 0x%x", cfg_flags());
+	table();
+
+	/* the pre-check's edges */
+	tcp4_to(&f, "198.51.100.2");
+	expect("TCP to the /24 of edgegw's address", &f, EGW_XDP_CLS_KERNEL);
+	tcp4_to(&f, "100.63.255.255");
+	expect("TCP just below a /10 pool", &f, EGW_XDP_CLS_KERNEL);
+	tcp6_to(&f, "2001:db8:1::2");
+	expect("IPv6 TCP to the /48 of edgegw's address", &f, EGW_XDP_CLS_KERNEL);
+	api_pool(AF_INET6, "2001:db8:3000::", 36, true);
+	tcp6_to(&f, "2001:db8:3fff:ffff::1");
+	expect("IPv6 TCP inside a /36 pool", &f, EGW_XDP_CLS_POOL);
+	tcp6_to(&f, "2001:db8:4000::1");
+	expect("IPv6 TCP after a /36 pool", &f, EGW_XDP_CLS_KERNEL);
+	api_pool(AF_INET6, "2001:db8:3000::", 36, false);
+	tcp6_to(&f, "2001:db8:3fff:ffff::1");
+	expect("IPv6 TCP inside a deleted /36 pool", &f, EGW_XDP_CLS_KERNEL);
+	api_pool(AF_INET6, "2001:e00::", 24, true);
+	CHECK(!(cfg_flags() & EGW_XDP_F_FILT6) && (cfg_flags() & EGW_XDP_F_FILT4),
+	      "a /24 IPv6 pool turns the IPv6 pre-check off: flags 0x%x", cfg_flags());
+	tcp6_to(&f, "2001:eff:1::1");
+	expect("IPv6 TCP inside a /24 pool", &f, EGW_XDP_CLS_POOL);
+	tcp6_to(&f, "2001:db8:ffff::1");
+	expect("IPv6 TCP to the kernel, pre-check off", &f, EGW_XDP_CLS_KERNEL);
+	api_pool(AF_INET6, "2001:e00::", 24, false);
+	CHECK(cfg_flags() & EGW_XDP_F_FILT6, "IPv6 pre-check back: flags 0x%x", cfg_flags());
+	udp4(&f, "10.0.0.1", 7777, 1, 8);
+	expect("UDP to port 7777 before its flow", &f, EGW_XDP_CLS_KERNEL);
+	api_flow(EGW_XDP_FLOW_UDP_DPORT, 0, NULL, 7777, true);
+	expect("UDP to port 7777, a flow", &f, EGW_XDP_CLS_RXTOK);
+	api_flow(EGW_XDP_FLOW_UDP_DPORT, 0, NULL, 7777, false);
+	expect("UDP to port 7777 after its flow", &f, EGW_XDP_CLS_KERNEL);
+
+	/* references: two SAs of one tunnel address need two deletions */
+	api_addr(EGW_XDP_ADDR_ESP, AF_INET, "192.0.2.1", true);
+	api_addr(EGW_XDP_ADDR_ESP, AF_INET, "192.0.2.1", false);
+	udp4(&f, "192.0.2.1", 4500, 0x1000, 32);
+	expect("UDP 4500 ESP, one reference left", &f, EGW_XDP_CLS_ESP);
+	api_addr(EGW_XDP_ADDR_ESP, AF_INET, "192.0.2.1", false);
+	expect("UDP 4500 ESP, no reference left", &f, EGW_XDP_CLS_KERNEL);
+	inet_pton(AF_INET, "192.0.2.1", a);
+	rc = egw_xdp_addr(EGW_XDP_ADDR_ESP, AF_INET, a, false, err, sizeof(err));
+	CHECK(rc == -ENOENT && strstr(err, "192.0.2.1") != NULL, "delete of a gone address: %d %s",
+	      rc, err);
+	rc = egw_xdp_pool(AF_INET, a, 33, true, err, sizeof(err));
+	CHECK(rc == -EINVAL, "a /33 IPv4 pool: %d", rc);
+
+	/* roles */
+	CHECK(egw_xdp_set_access(0, false) == 0, "set uplink");
+	pppoe(&f, NULL, 0, 0x8863);
+	expect("PADI on a port set to uplink", &f, EGW_XDP_CLS_KERNEL);
+	CHECK(egw_xdp_set_access(0, true) == 0, "set access");
+	expect("PADI on a port set to access again", &f, EGW_XDP_CLS_PPPOE_DISC);
+
+	/* a full map: named, and nothing half-done */
+	for (n_ok = 0, i = 0; i < EGW_XDP_MAX_ADDRS + 1; i++) {
+		uint32_t be = htonl(0x0ac80000u + i);
+
+		rc = egw_xdp_addr(EGW_XDP_ADDR_OWN, AF_INET, (const uint8_t *)&be, true, err,
+				  sizeof(err));
+		if (rc != 0)
+			break;
+		n_ok++;
+	}
+	CHECK(rc == -E2BIG && strstr(err, "egw_own4") != NULL && strstr(err, "full") != NULL &&
+		      n_ok == EGW_XDP_MAX_ADDRS - 1,
+	      "own4 full after %u more (1 was there): %d %s", n_ok, rc, err);
+	tcp4_to(&f, "10.200.0.7");
+	expect("TCP to an address of a full map", &f, EGW_XDP_CLS_OWN);
+	for (i = 0; i < n_ok; i++) {
+		uint32_t be = htonl(0x0ac80000u + i);
+
+		rc = egw_xdp_addr(EGW_XDP_ADDR_OWN, AF_INET, (const uint8_t *)&be, false, err,
+				  sizeof(err));
+		if (rc != 0)
+			break;
+	}
+	CHECK(rc == 0, "own4 emptied again: %d %s", rc, err);
+	expect("TCP to a deleted address", &f, EGW_XDP_CLS_KERNEL);
+
+	/* lib/xdp's counters are the map's */
+	counters(direct);
+	rc = egw_xdp_counters(0, cnt);
+	CHECK(rc == 0, "egw_xdp_counters: %d", rc);
+	for (k = 0; rc == 0 && k < EGW_XDP_CLS_MAX; k++)
+		CHECK(cnt[k].packets == direct[k], "class %s: lib/xdp %" PRIu64 ", map %" PRIu64,
+		      cls_name[k], (uint64_t)cnt[k].packets, direct[k]);
+
+	fuzz(iters);
+
+	egw_xdp_port_close(0);
+	CHECK(!egw_xdp_port_active(0), "port 0 closed");
+	CHECK(stat(path, &st) != 0 && errno == ENOENT, "%s unpinned", path);
+	rc = egw_xdp_addr(EGW_XDP_ADDR_OWN, AF_INET, a, true, err, sizeof(err));
+	CHECK(rc == 0, "no port open: an address is nothing to steer (%d)", rc);
+	bpf_xdp_detach(ifindex, 0, NULL);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -864,7 +1085,9 @@ main(int argc, char **argv)
 
 	set_flags(EGW_XDP_F_ACCESS | EGW_XDP_F_ESP4 | EGW_XDP_F_ESP6 | EGW_XDP_F_OWN4 |
 		  EGW_XDP_F_OWN6 | EGW_XDP_F_POOL4 | EGW_XDP_F_POOL6 | EGW_XDP_F_FLOWS);
-	fuzz(iters);
+	fuzz(iters / 2);
+
+	api_phase(argv[1], iters / 2);
 
 	close(xsk);
 	bpf_object__close(obj);
