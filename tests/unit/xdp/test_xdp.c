@@ -37,11 +37,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
+#include <linux/magic.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -884,7 +887,7 @@ api_phase(const char *obj_path, unsigned long iters)
 	CHECK(egw_xdp_port_active(0) && !egw_xdp_port_generic(0), "port 0 active, native");
 	CHECK(cfg_flags() == (EGW_XDP_F_ACCESS | filt), "flags after open 0x%x", cfg_flags());
 	snprintf(path, sizeof(path), "%s/%s/egw_stats", EGW_XDP_PIN_ROOT, veth);
-	CHECK(stat(path, &st) == 0, "%s pinned", path);
+	CHECK(stat(path, &st) == 0, "%s pinned (BPF file system mounted by main())", path);
 	k = bpf_obj_get(path);
 	CHECK(k >= 0, "bpf_obj_get(%s): %s", path, strerror(errno));
 	if (k >= 0)
@@ -1005,6 +1008,7 @@ main(int argc, char **argv)
 	unsigned long iters = argc > 2 ? strtoul(argv[2], NULL, 0) : 20000;
 	struct bpf_object *obj;
 	uint32_t q = XSK_QUEUE;
+	struct statfs sfs;
 	char cmd[192];
 	int xsk, xsks;
 
@@ -1019,6 +1023,14 @@ main(int argc, char **argv)
 	if (geteuid() != 0) {
 		printf("SKIP: needs root (BPF programs, AF_XDP sockets, a veth)\n");
 		return SKIP;
+	}
+	/* lib/xdp pins under /sys/fs/bpf (it warns when that is no BPF file
+	 * system; the test checks the pins, so it mounts one, as bpftool does) */
+	if (statfs("/sys/fs/bpf", &sfs) != 0 || sfs.f_type != BPF_FS_MAGIC) {
+		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL) != 0) {
+			fprintf(stderr, "mount -t bpf bpf /sys/fs/bpf: %s\n", strerror(errno));
+			return 1;
+		}
 	}
 	ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0 || ncpu > MAX_CPUS) {
