@@ -27,10 +27,11 @@ EGW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # capture filter in the ESP segmentation test; libssl-dev: libcrypto for CHAP
 # MD5 and PPPoE cookies; ppp, pppoe: pppoe-discovery and rp-pppoe's pppoe,
 # real PPPoE clients the tests and the demo run against edgegw;
-# libnl-route-3-dev: the kernel exception interfaces' addresses.
+# libnl-route-3-dev: the kernel exception interfaces' addresses;
+# clang-14: the XDP steering program (clang -target bpf, lib/xdp).
 EGW_DEB_PACKAGES=(build-essential meson ninja-build pkg-config libdpdk-dev dpdk
 	libipsec-mb-dev libbpf-dev libpcap-dev libssl-dev python3 python3-scapy
-	python3-cryptography tshark tcpdump ppp pppoe libnl-route-3-dev)
+	python3-cryptography tshark tcpdump ppp pppoe libnl-route-3-dev clang-14)
 
 egw_log() {
 	[ "${EGW_QUIET:-0}" = 1 ] || printf '[edgegw] %s\n' "$*" >&2

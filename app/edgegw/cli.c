@@ -119,6 +119,8 @@ const struct egw_cli_help egw_cli_help_table[] = {
 	{"ports", "port role <N> access|uplink|lan|none",
 	 "set the role of a port for the gateway engine (forwarding must be stopped)"},
 	{"config", "show config", "engine, options, ports, lcores and their queues"},
+	{"ports", "show xdp",
+	 "net_af_xdp ports with edgegw's XDP program: id, mode, maps, frames per class"},
 	{"rxtokens", "rxtokens region add <name> size <bytes>[K|M|G] [pagesize 2M|1G]",
 	 "create a hugepage region for zero-copy delivery, cut into 4 KiB pages (tokens)"},
 	{"rxtokens", "rxtokens region del <name>",
@@ -476,6 +478,7 @@ cmd_port_role(void *pr, struct cmdline *cl __rte_unused, void *data __rte_unused
 		return;
 	}
 	egw.ports[p].role = role;
+	egw_xdp_hook_role(p, role);
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	printf("Port %u role %s\n", p, egw_role_name(role));
 }
@@ -513,6 +516,7 @@ extern cmdline_parse_inst_t egw_cli_rxtok;
 extern cmdline_parse_inst_t egw_cli_show_rxtok;
 extern cmdline_parse_inst_t egw_cli_show_rxtok_what;
 extern cmdline_parse_inst_t egw_cli_esp;
+extern cmdline_parse_inst_t egw_cli_show_xdp;
 extern cmdline_parse_inst_t egw_cli_show_esp;
 extern cmdline_parse_inst_t egw_cli_show_esp_what;
 extern cmdline_parse_inst_t egw_cli_ip;
@@ -543,6 +547,7 @@ static cmdline_parse_ctx_t cli_ctx[] = {
 	&egw_cli_show_rxtok,
 	&egw_cli_show_rxtok_what,
 	&egw_cli_esp,
+	&egw_cli_show_xdp,
 	&egw_cli_show_esp,
 	&egw_cli_show_esp_what,
 	&egw_cli_ip,

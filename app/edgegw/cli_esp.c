@@ -479,6 +479,7 @@ sa_add(struct esp_args *a)
 	}
 	printf("esp: SA 0x%08" PRIx32 " %s added (%s, %s)\n", c.spi, dir_name(c.dir),
 	       c.mode == EGW_ESP_MODE_TUNNEL ? "tunnel" : "transport", egw_esp_aead_name(c.aead));
+	egw_xdp_hook_esp_sa(&c, true);
 out:
 	explicit_bzero(&c, sizeof(c));
 }
@@ -519,7 +520,11 @@ sa_del(struct esp_args *a)
 		}
 		dir = out ? EGW_ESP_DIR_OUT : EGW_ESP_DIR_IN;
 	}
+	if (egw_esp_sa_info(spi, dir, &info) != 0)
+		info.conf.dir = EGW_ESP_DIR_OUT; /* not there: nothing to unsteer */
 	rc = egw_esp_sa_del(spi, dir, err, sizeof(err));
+	if (rc == 0)
+		egw_xdp_hook_esp_sa(&info.conf, false);
 	if (rc == -ENOENT) {
 		egw_cli_fail("esp sa del: no %s SA with SPI 0x%08" PRIx32, dir_name(dir), spi);
 		return;

@@ -168,6 +168,8 @@ address(struct ip_args *a)
 	/* ESP to an address of edgegw's is edgegw's to decrypt (transport mode) */
 	if (rc == 0)
 		egw_esp_stage_local_addr(&ad, add);
+	if (rc == 0)
+		egw_xdp_hook_addr(&ad, add);
 	if (rc == -EINVAL)
 		egw_cli_fail("ip address %s %s port %u: not a unicast address, a link-local one "
 			     "(edgegw makes its own), or port %u is an access port",

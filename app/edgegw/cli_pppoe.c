@@ -176,6 +176,7 @@ pool(struct pppoe_args *a)
 		if (!add)
 			egw_ip_cli_session_route(a->w[2], false, err, sizeof(err));
 		printf("pppoe: pool %s %s\n", a->w[2], add ? "added" : "deleted");
+		egw_xdp_hook_pool(a->w[2], add);
 		return;
 	}
 	if (add) {

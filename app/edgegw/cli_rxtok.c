@@ -565,6 +565,7 @@ consumer_add(struct rxt_args *a)
 					: "");
 		return;
 	}
+	egw_xdp_hook_rxtok(conf.name, &conf, true);
 	printf("rxtokens: consumer %s on region %s (%s)\n", conf.name, a->w[4],
 	       conf.external ? "external: attach with egw-rxtok-consumer" : "in-process, dump");
 }
@@ -584,6 +585,7 @@ consumer_del(struct rxt_args *a)
 		return;
 	}
 	egw_rxtok_consumer_destroy(c);
+	egw_xdp_hook_rxtok(a->w[2], NULL, false);
 	printf("rxtokens: consumer %s deleted, its tokens released\n", a->w[2]);
 }
 

@@ -268,6 +268,17 @@ void egw_app_stop(void);
 /** egw_app_stop(), then close the ports. */
 void egw_app_fini(void);
 
+/* cli_xdp.c: net_af_xdp ports with edgegw's XDP steering program (lib/xdp) */
+struct egw_rxtok_consumer_conf;
+int egw_xdp_port_preflight(uint16_t pid, const char *driver);
+int egw_xdp_port_started(uint16_t pid);
+void egw_xdp_port_stopped(uint16_t pid);
+void egw_xdp_hook_role(uint16_t port, enum egw_port_role role);
+void egw_xdp_hook_addr(const struct egw_ip_addr *a, bool add);
+void egw_xdp_hook_esp_sa(const struct egw_esp_sa_conf *c, bool add);
+void egw_xdp_hook_pool(const char *prefix, bool add);
+void egw_xdp_hook_rxtok(const char *name, const struct egw_rxtok_consumer_conf *c, bool add);
+
 /* ports.c */
 int egw_ports_init(void);
 int egw_port_rxq_set_pool(uint16_t port, const uint16_t *queues, uint16_t n, struct rte_mempool *mp,

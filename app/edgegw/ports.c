@@ -133,6 +133,12 @@ port_init(uint16_t pid)
 		return -EINVAL;
 	}
 
+	/* net_af_xdp loads xdp_prog= at RX queue set-up and says little when
+	 * the kernel refuses it: verify it first, with the verifier's log */
+	rc = egw_xdp_port_preflight(pid, p->driver);
+	if (rc != 0)
+		return rc;
+
 	memset(&conf, 0, sizeof(conf));
 	if (p->nb_rxq > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -190,6 +196,9 @@ port_init(uint16_t pid)
 	if (rc != 0 && rc != -ENOTSUP)
 		fprintf(stderr, "warning: port %u: promiscuous mode: %s\n", pid, rte_strerror(-rc));
 	rte_eth_macaddr_get(pid, &p->eth.mac);
+	rc = egw_xdp_port_started(pid);
+	if (rc != 0)
+		return rc;
 	p->used = true;
 	return 0;
 }
@@ -236,6 +245,7 @@ egw_ports_close(void)
 		__atomic_store_n(&egw.ports[pid].used, false, __ATOMIC_RELAXED);
 		/* rxtokens' flow rules and redirection table go with the port */
 		egw_rxtok_steer_flush(pid);
+		egw_xdp_port_stopped(pid);
 		rte_eth_dev_stop(pid);
 		rte_eth_dev_close(pid);
 	}

@@ -15,6 +15,7 @@
 #include <rte_ethdev.h>
 
 #include "egw_rxtok.h"
+#include "egw_xdp.h"
 #include "fwd.h"
 
 const char *const egw_drop_names[EGW_DROP_MAX] = {
@@ -455,6 +456,8 @@ egw_stats_json(const char *path)
 	egw_ip_stage_json(f);
 	fprintf(f, ",\n  \"radius\": ");
 	egw_radius_stage_json(f);
+	fprintf(f, ",\n  \"xdp\": ");
+	egw_xdp_json(f);
 	fprintf(f, "\n}\n");
 	if (fclose(f) != 0) {
 		fprintf(stderr, "error: --stats-json %s: %s\n", path, strerror(errno));
