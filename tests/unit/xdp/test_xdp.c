@@ -247,10 +247,29 @@ set_flags(uint32_t flags)
 	}
 }
 
+static int run_once(const struct frame *fr, uint32_t queue, int *cls, bool *noxsk);
+
 /* Run one frame; returns the verdict, *cls the class counted (-1: none or
- * several), *noxsk whether NO_XSK was counted. */
+ * several), *noxsk whether NO_XSK was counted. The counters are the
+ * program's, which a frame the veth's kernel side sends meanwhile (IPv6
+ * router solicitations, MLD) also moves: a count that is not exactly one
+ * class is taken again, up to three times (the program is deterministic,
+ * so a real double count shows in every run). */
 static int
 run(const struct frame *fr, uint32_t queue, int *cls, bool *noxsk)
+{
+	int v = 0, i;
+
+	for (i = 0; i < 3; i++) {
+		v = run_once(fr, queue, cls, noxsk);
+		if (*cls >= 0)
+			break;
+	}
+	return v;
+}
+
+static int
+run_once(const struct frame *fr, uint32_t queue, int *cls, bool *noxsk)
 {
 	struct xdp_md md = {
 		.data_end = fr->n, .ingress_ifindex = (uint32_t)ifindex, .rx_queue_index = queue};
@@ -1009,7 +1028,7 @@ main(int argc, char **argv)
 	struct bpf_object *obj;
 	uint32_t q = XSK_QUEUE;
 	struct statfs sfs;
-	char cmd[192];
+	char cmd[384];
 	int xsk, xsks;
 
 	if (argc < 2) {
@@ -1045,10 +1064,13 @@ main(int argc, char **argv)
 	snprintf(veth, sizeof(veth), "xdpu%d", (int)getpid() % 100000);
 	snprintf(peer, sizeof(peer), "xdpv%d", (int)getpid() % 100000);
 	atexit(del_veth);
+	/* no IPv6 on the pair: its router solicitations and MLD reports
+	 * would move the counters the cases read */
 	snprintf(cmd, sizeof(cmd),
 		 "ip link add %s numrxqueues 4 numtxqueues 4 type veth peer name %s && "
-		 "ip link set %s up && ip link set %s up",
-		 veth, peer, veth, peer);
+		 "{ sysctl -qw net.ipv6.conf.%s.disable_ipv6=1 net.ipv6.conf.%s.disable_ipv6=1 "
+		 "|| true; } && ip link set %s up && ip link set %s up",
+		 veth, peer, veth, peer, veth, peer);
 	if (system(cmd) != 0) {
 		veth[0] = '\0';
 		printf("SKIP: cannot create a veth pair (%s)\n", cmd);
