@@ -412,9 +412,10 @@ uint32_t egw_ip_session_of(int family, const uint8_t *addr);
 /**
  * Data path: the session key of each frame's destination, for a caller that
  * does not route (no TTL, no next hop): a bulk FIB lookup per family, IPv4
- * and IPv6 frames (l2_len set) mixed. keys[i] is EGW_IP_SESSION_NONE when
- * the destination has no session route or the frame is not an IP packet
- * with its header in the first segment. At most EGW_IP_MAX_BURST frames.
+ * and IPv6 frames (classified by lib/eth, l2_len set) mixed. keys[i] is
+ * EGW_IP_SESSION_NONE when the destination has no session route or the
+ * frame is not an IP packet (of its ethertype's version) with its header in
+ * the first segment. At most EGW_IP_MAX_BURST frames.
  */
 void egw_ip_session_lookup(struct egw_ip_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 			   uint32_t keys[]);

@@ -683,18 +683,19 @@ egw_ip_session_lookup(struct egw_ip_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 	if (unlikely(n > EGW_IP_MAX_BURST))
 		n = EGW_IP_MAX_BURST;
 	for (i = 0; i < n; i++) {
-		const struct rte_mbuf *m = pkts[i];
+		struct rte_mbuf *m = pkts[i];
 		const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len);
+		uint8_t cls = egw_eth_meta(m)->cls;
 		uint32_t d;
 
 		keys[i] = EGW_IP_SESSION_NONE;
-		if (m->data_len < m->l2_len + sizeof(struct rte_ipv4_hdr))
-			continue;
-		if ((ip[0] >> 4) == 4) {
+		/* the family is the ethertype's, and the version must agree */
+		if (cls == EGW_ETH_CLS_IPV4 && (ip[0] >> 4) == 4 &&
+		    m->data_len >= m->l2_len + sizeof(struct rte_ipv4_hdr)) {
 			memcpy(&d, ip + 16, 4);
 			c->dst4[k4] = rte_be_to_cpu_32(d);
 			idx4[k4++] = i;
-		} else if ((ip[0] >> 4) == 6 &&
+		} else if (cls == EGW_ETH_CLS_IPV6 && (ip[0] >> 4) == 6 &&
 			   m->data_len >= m->l2_len + sizeof(struct rte_ipv6_hdr)) {
 			memcpy(c->dst6[k6], ip + 24, 16);
 			idx6[k6++] = i;
