@@ -370,4 +370,60 @@ t_free_hugepages(void)
 	return v;
 }
 
+/* --stats-json's rxtokens object as text (free() it). */
+static inline char *
+t_json_text(void)
+{
+	/* static: open_memstream() keeps their addresses until fclose() (and
+	 * gcc 12 takes locals for dangling pointers) */
+	static char *buf;
+	static size_t len;
+	FILE *f;
+
+	buf = NULL;
+	len = 0;
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		abort();
+	egw_rxtok_json(f);
+	fclose(f);
+	return buf;
+}
+
+/* A numeric field of a consumer's JSON object (the first after its name,
+ * inside the object), -1 if absent. */
+static inline long long
+t_jc(const char *name, const char *key)
+{
+	char pat[128], kp[64], *j = t_json_text(), *p, *end, *q;
+	long long v = -1;
+
+	snprintf(pat, sizeof(pat), "{\"name\": \"%s\", \"region\"", name);
+	snprintf(kp, sizeof(kp), "\"%s\": ", key);
+	p = strstr(j, pat);
+	if (p != NULL) {
+		end = strstr(p, "}}");
+		q = strstr(p, kp);
+		if (q != NULL && (end == NULL || q < end))
+			v = strtoll(q + strlen(kp), NULL, 10);
+	}
+	free(j);
+	return v;
+}
+
+/* A top-level numeric field of the rxtokens JSON, -1 if absent. */
+static inline long long
+t_jtop(const char *key)
+{
+	char kp[64], *j = t_json_text(), *q;
+	long long v = -1;
+
+	snprintf(kp, sizeof(kp), "\"%s\": ", key);
+	q = strstr(j, kp);
+	if (q != NULL)
+		v = strtoll(q + strlen(kp), NULL, 10);
+	free(j);
+	return v;
+}
+
 #endif /* EGW_RXTOK_TEST_H */

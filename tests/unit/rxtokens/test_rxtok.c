@@ -93,54 +93,6 @@ capture(void (*fn)(FILE *f, const char *what), const char *what)
 	return buf;
 }
 
-static void
-json_fn(FILE *f, const char *what)
-{
-	RTE_SET_USED(what);
-	egw_rxtok_json(f);
-}
-
-static char *
-json_text(void)
-{
-	return capture(json_fn, NULL);
-}
-
-/* A numeric field of a consumer's JSON object, -1 if absent. */
-static long long
-jc(const char *name, const char *key)
-{
-	char pat[128], kp[64], *j = json_text(), *p, *end, *q;
-	long long v = -1;
-
-	snprintf(pat, sizeof(pat), "{\"name\": \"%s\", \"region\"", name);
-	snprintf(kp, sizeof(kp), "\"%s\": ", key);
-	p = strstr(j, pat);
-	if (p != NULL) {
-		end = strstr(p, "}}");
-		q = strstr(p, kp);
-		if (q != NULL && (end == NULL || q < end))
-			v = strtoll(q + strlen(kp), NULL, 10);
-	}
-	free(j);
-	return v;
-}
-
-/* A top-level numeric field. */
-static long long
-jtop(const char *key)
-{
-	char kp[64], *j = json_text(), *q;
-	long long v = -1;
-
-	snprintf(kp, sizeof(kp), "\"%s\": ", key);
-	q = strstr(j, kp);
-	if (q != NULL)
-		v = strtoll(q + strlen(kp), NULL, 10);
-	free(j);
-	return v;
-}
-
 static const char *const rej_keys[] = {"enotconn", "ebadf", "exdev", "einval", "erange", "enoent"};
 
 /* ---- consumers and frames ---- */
@@ -674,8 +626,8 @@ snap_counters(long long v[7])
 	unsigned int k;
 
 	for (k = 0; k < 6; k++)
-		v[k] = jc("own_a", rej_keys[k]);
-	v[6] = jtop("calls_without_consumer");
+		v[k] = t_jc("own_a", rej_keys[k]);
+	v[6] = t_jtop("calls_without_consumer");
 }
 
 static void
@@ -866,8 +818,8 @@ test_ownership(void)
 		const struct egw_rxtok_range *rp = rr;
 		long long before[7], after[7];
 		unsigned int n = t->n, a_av = avail();
-		long long ah = jc("own_a", "held"), bh = jc("own_b", "held");
-		long long ao = jc("own_a", "outstanding"), bo = jc("own_b", "outstanding");
+		long long ah = t_jc("own_a", "held"), bh = t_jc("own_b", "held");
+		long long ao = t_jc("own_a", "outstanding"), bo = t_jc("own_b", "outstanding");
 		uint32_t region = t->region == RID_OK     ? rid
 				  : t->region == RID_NEXT ? rid + 1
 							  : t->region;
@@ -899,33 +851,33 @@ test_ownership(void)
 		}
 		CHECK(avail() == a_av, "%s: no page moved (avail %u, was %u)", t->label, avail(),
 		      a_av);
-		CHECK(jc("own_a", "held") == ah && jc("own_a", "outstanding") == ao,
+		CHECK(t_jc("own_a", "held") == ah && t_jc("own_a", "outstanding") == ao,
 		      "%s: A still holds %lld", t->label, ah);
-		CHECK(jc("own_b", "held") == bh && jc("own_b", "outstanding") == bo,
+		CHECK(t_jc("own_b", "held") == bh && t_jc("own_b", "outstanding") == bo,
 		      "%s: B untouched (holds %lld)", t->label, bh);
 	}
 
 	printf("  ownership: recv with no consumer -> ENOTCONN, counted\n");
 	{
 		struct egw_rxtok_rec rec;
-		long long w = jtop("calls_without_consumer");
+		long long w = t_jtop("calls_without_consumer");
 
 		CHECK(egw_rxtok_recv(NULL, &rec, 1) == -ENOTCONN, "recv(NULL) -> -ENOTCONN");
-		CHECK(jtop("calls_without_consumer") == w + 1, "recv(NULL) counted");
+		CHECK(t_jtop("calls_without_consumer") == w + 1, "recv(NULL) counted");
 	}
 	{
 		char *buf = capture(egw_rxtok_show, "consumers");
 		char exp[96];
 
 		snprintf(exp, sizeof(exp), "token calls without a consumer: %lld",
-			 jtop("calls_without_consumer"));
+			 t_jtop("calls_without_consumer"));
 		CHECK(buf != NULL && strstr(buf, exp) != NULL, "show consumers prints '%s'", exp);
 		{
 			long long sum = 0;
 			char *line = buf != NULL ? strstr(buf, "own_a") : NULL;
 
 			for (k = 0; k < 6; k++)
-				sum += jc("own_a", rej_keys[k]);
+				sum += t_jc("own_a", rej_keys[k]);
 			snprintf(exp, sizeof(exp), "rejected %lld ", sum);
 			CHECK(line != NULL && strstr(line, exp) != NULL &&
 				      strstr(line, exp) < strchr(line, '\n'),
@@ -940,14 +892,14 @@ test_ownership(void)
 	rc = egw_rxtok_return(a, rid, r, 4);
 	CHECK(rc == 4, "A returns its 4 tokens: %d", rc);
 	CHECK(avail() == full - 3, "4 pages back (avail %u)", avail());
-	CHECK(jc("own_b", "held") == 3, "B still holds 3");
+	CHECK(t_jc("own_b", "held") == 3, "B still holds 3");
 	printf("  ownership: a token already returned -> ENOENT, counted\n");
 	{
-		long long e = jc("own_a", "enoent");
+		long long e = t_jc("own_a", "enoent");
 
 		rc = egw_rxtok_return(a, rid, &r[0], 1);
 		CHECK(rc == -ENOENT, "return again: %d", rc);
-		CHECK(jc("own_a", "enoent") == e + 1 && avail() == full - 3,
+		CHECK(t_jc("own_a", "enoent") == e + 1 && avail() == full - 3,
 		      "counted, no page moved");
 	}
 
@@ -960,17 +912,17 @@ test_ownership(void)
 	CHECK(egw_rxtok_consumer_close(a) == 0, "close A");
 	CHECK(avail() == full - 3, "A's 2 pages back, B's 3 still out (avail %u)", avail());
 	{
-		long long e = jc("own_a", "ebadf");
+		long long e = t_jc("own_a", "ebadf");
 		struct egw_rxtok_rec rec;
 
 		r[0] = (struct egw_rxtok_range){more[0], 1};
 		rc = egw_rxtok_return(a, rid, r, 1);
 		CHECK(rc == -EBADF, "return after close: %d", rc);
-		CHECK(jc("own_a", "ebadf") == e + 1, "counted as ebadf");
+		CHECK(t_jc("own_a", "ebadf") == e + 1, "counted as ebadf");
 		CHECK(egw_rxtok_recv(a, &rec, 1) == -EBADF, "recv after close -> -EBADF");
 		CHECK(egw_rxtok_consumer_close(a) == 0, "close again -> 0");
 	}
-	CHECK(jc("own_b", "held") == 3 && avail() == full - 3, "B untouched by A's close");
+	CHECK(t_jc("own_b", "held") == 3 && avail() == full - 3, "B untouched by A's close");
 	CHECK(return_each(b, b_tok, 3) == 3, "B returns its 3");
 	CHECK(avail() == full, "pool full (%u/%u)", avail(), full);
 	egw_rxtok_consumer_destroy(a);
@@ -1002,7 +954,7 @@ test_unread(void)
 	printf("  unread: return before recv -> ENOENT, pages stay out\n");
 	rc = egw_rxtok_return(u, rid, r, 2);
 	CHECK(rc == -ENOENT && avail() == full - 2, "return unread: %d, avail %u", rc, avail());
-	CHECK(jc("unread", "enoent") == 1, "counted");
+	CHECK(t_jc("unread", "enoent") == 1, "counted");
 	printf("  unread: recv 1 -> that token returnable, the other not yet\n");
 	CHECK(recv_all(u, got, 1) == 1 && got[0] == t[0], "recv the first");
 	rc = egw_rxtok_return(u, rid, &r[1], 1);
@@ -1082,8 +1034,8 @@ test_steered(void)
 	CHECK(rte_mempool_avail_count(pool2) == full2, "freed to the second pool");
 	CHECK(egw_rxtok_recv(s, NULL, 0) == -EPIPE, "-EPIPE");
 	CHECK(egw_rxtok_recv(s, NULL, 0) == 0, "once");
-	CHECK(jc("steer", "steered") == 2, "two -EPIPE reports counted (%lld)",
-	      jc("steer", "steered"));
+	CHECK(t_jc("steer", "steered") == 2, "two -EPIPE reports counted (%lld)",
+	      t_jc("steer", "steered"));
 	CHECK(egw_rxtok_recv(s2, NULL, 0) == 0, "the other region's consumer not steered");
 
 	printf("  steered: then its own queue delivers again\n");
@@ -1151,7 +1103,7 @@ test_quota(void)
 	      res.drop[EGW_RXTOK_DROP_QUOTA]);
 	rte_pktmbuf_free(pkts[0]);
 	CHECK(avail() == full - 5, "5 pages out (avail %u)", avail());
-	CHECK(jc("quota4", "outstanding") == 4, "outstanding 4 before any read");
+	CHECK(t_jc("quota4", "outstanding") == 4, "outstanding 4 before any read");
 	printf("  quota: reading does not free quota; a 5th frame still drops\n");
 	CHECK(recv_all(q, toks, 16) == 4, "read 4");
 	CHECK(recv_all(o, ot, 4) == 1, "the other consumer got its frame");
@@ -1232,8 +1184,8 @@ test_close(void)
 	CHECK(avail() == full - 12, "12 pages out (avail %u)", avail());
 	CHECK(egw_rxtok_consumer_close(c) == 0, "close");
 	CHECK(avail() == full, "pool full after close (%u/%u)", avail(), full);
-	CHECK(jc("closeme", "released") == 12 && jc("closeme", "held") == 0 &&
-		      jc("closeme", "outstanding") == 0,
+	CHECK(t_jc("closeme", "released") == 12 && t_jc("closeme", "held") == 0 &&
+		      t_jc("closeme", "outstanding") == 0,
 	      "released 12, holds 0");
 	printf("  close: its flow passes on; its name stays until destroyed\n");
 	pkts[0] = udp_frame(6401, 10);
@@ -1567,7 +1519,7 @@ test_hostile(void)
 		memset(&res, 0, sizeof(res));
 		CHECK(deliver(pkts, RTE_DIM(pkts), &res) == 0 && res.records == 3, "3 records");
 		egw_rxtok_service();
-		CHECK(jc("hostile", "held") == 3 && rec->prod_tail == 3,
+		CHECK(t_jc("hostile", "held") == 3 && rec->prod_tail == 3,
 		      "round %u: 3 records in the shared ring", round);
 		size = h->rec_ring_size;
 		/* the geometry in the header is the consumer's copy: edgegw
@@ -1585,9 +1537,9 @@ test_hostile(void)
 		}
 		egw_rxtok_service();
 		CHECK(!egw_rxtok_consumer_attached(c), "round %u: detached", round);
-		CHECK(jc("hostile", "corrupt") == round + 1, "round %u: corrupt %lld", round,
-		      jc("hostile", "corrupt"));
-		CHECK(jc("hostile", "held") == 0 && jc("hostile", "outstanding") == 0,
+		CHECK(t_jc("hostile", "corrupt") == round + 1, "round %u: corrupt %lld", round,
+		      t_jc("hostile", "corrupt"));
+		CHECK(t_jc("hostile", "held") == 0 && t_jc("hostile", "outstanding") == 0,
 		      "round %u: nothing held", round);
 		CHECK(avail() == full, "round %u: pool full (%u/%u)", round, avail(), full);
 		munmap(h, len);

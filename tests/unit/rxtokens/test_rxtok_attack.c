@@ -412,61 +412,6 @@ mk(const char *name, struct egw_rxtok_region *r, uint16_t dport, uint32_t quota,
 	return c;
 }
 
-static char *
-json_text(void)
-{
-	/* static: open_memstream() keeps their addresses until fclose() */
-	static char *buf;
-	static size_t len;
-	FILE *f;
-
-	buf = NULL;
-	len = 0;
-	f = open_memstream(&buf, &len);
-
-	if (f == NULL)
-		abort();
-	egw_rxtok_json(f);
-	fclose(f);
-	return buf;
-}
-
-/* A numeric field of a consumer's JSON object (the first after its name),
- * -1 if absent. */
-static long long
-jc(const char *name, const char *key)
-{
-	char pat[128], kp[64], *j = json_text(), *p, *q;
-	long long v = -1;
-
-	snprintf(pat, sizeof(pat), "{\"name\": \"%s\", \"region\"", name);
-	snprintf(kp, sizeof(kp), "\"%s\": ", key);
-	p = strstr(j, pat);
-	if (p != NULL) {
-		char *end = strstr(p, "}}");
-
-		q = strstr(p, kp);
-		if (q != NULL && (end == NULL || q < end))
-			v = strtoll(q + strlen(kp), NULL, 10);
-	}
-	free(j);
-	return v;
-}
-
-static long long
-jtop(const char *key)
-{
-	char kp[64], *j = json_text(), *q;
-	long long v = -1;
-
-	snprintf(kp, sizeof(kp), "\"%s\": ", key);
-	q = strstr(j, kp);
-	if (q != NULL)
-		v = strtoll(q + strlen(kp), NULL, 10);
-	free(j);
-	return v;
-}
-
 /* ---- 1, 2: sealed memory ---- */
 
 static struct egw_rxtok_consumer *mem_c;
@@ -521,7 +466,7 @@ test_memory(void)
 	CHECK(same == 5, "the 5 payloads atk_keep holds are unchanged (%d)", same);
 	CHECK(n <= 0 || egw_rxtok_return(keep, egw_rxtok_region_id(reg), rg, (unsigned int)n) == n,
 	      "atk_keep gives them back");
-	CHECK(jc("atk_mem", "attaches") == 1, "atk_mem attached once");
+	CHECK(t_jc("atk_mem", "attaches") == 1, "atk_mem attached once");
 	egw_rxtok_consumer_destroy(keep);
 	egw_rxtok_consumer_destroy(mem_c);
 }
@@ -572,9 +517,9 @@ det_tick(void)
 	deliver(0, m, 15, &res);
 	for (i = 0; i < 10; i++)
 		egw_rxtok_service(); /* records to the shared ring */
-	CHECK(res.delivered == 15 && jc("atk_det", "held") == 15,
+	CHECK(res.delivered == 15 && t_jc("atk_det", "held") == 15,
 	      "15 records in atk_det's shared ring (delivered %u, held %lld)", res.delivered,
-	      jc("atk_det", "held"));
+	      t_jc("atk_det", "held"));
 	/* rxtokens consumer del */
 	CHECK(egw_rxtok_consumer_destroy(det_c) == 0, "delete atk_det");
 	det_state = 1;
@@ -651,17 +596,17 @@ test_errno(void)
 		return;
 	st = run_child(child_errno, NULL, 30);
 	CHECK(st == 0, "client saw -ENOENT and -ERANGE (child status %d)", st);
-	CHECK(jc("atk_err", "ret_failed") == 2 && jc("atk_err", "enoent") == 1 &&
-		      jc("atk_err", "erange") == 1,
+	CHECK(t_jc("atk_err", "ret_failed") == 2 && t_jc("atk_err", "enoent") == 1 &&
+		      t_jc("atk_err", "erange") == 1,
 	      "atk_err: ret_failed %lld enoent %lld erange %lld (2 1 1)",
-	      jc("atk_err", "ret_failed"), jc("atk_err", "enoent"), jc("atk_err", "erange"));
+	      t_jc("atk_err", "ret_failed"), t_jc("atk_err", "enoent"), t_jc("atk_err", "erange"));
 	/* per-consumer drops: nobody attached to atk_drop */
 	for (i = 0; i < 3; i++)
 		m[i] = marked(pool, 7301, "DROPPED-DETACHED", 100);
 	deliver(0, m, 3, &res);
-	CHECK(jc("atk_drop", "rxtok_detached") == 3 && jc("atk_err", "rxtok_detached") == 0,
+	CHECK(t_jc("atk_drop", "rxtok_detached") == 3 && t_jc("atk_err", "rxtok_detached") == 0,
 	      "per-consumer drops: atk_drop rxtok_detached %lld (3), atk_err %lld (0)",
-	      jc("atk_drop", "rxtok_detached"), jc("atk_err", "rxtok_detached"));
+	      t_jc("atk_drop", "rxtok_detached"), t_jc("atk_err", "rxtok_detached"));
 	egw_rxtok_consumer_destroy(c);
 	egw_rxtok_consumer_destroy(d);
 }
@@ -857,7 +802,7 @@ test_hoarder(void)
 			egw_rxtok_return(o, egw_rxtok_region_id(reg), &r, 1);
 		}
 	}
-	held = (uint32_t)jc("atk_hog", "held");
+	held = (uint32_t)t_jc("atk_hog", "held");
 	printf("  hoarder holds %u, other got %u of 2400, allocation failures %u\n", held, got,
 	       nombuf);
 	CHECK(held == room, "the hoarder holds its whole quota");
@@ -954,16 +899,16 @@ test_creds(void)
 	st = run_child(child_nobody_root_consumer, NULL, 30);
 	CHECK(st == 0, "nobody, now with a consumer of its own, still cannot attach root's (%d)",
 	      st);
-	CHECK(jc("atk_cred", "cred_refused") == 1, "atk_cred: cred_refused %lld (1)",
-	      jc("atk_cred", "cred_refused"));
+	CHECK(t_jc("atk_cred", "cred_refused") == 1, "atk_cred: cred_refused %lld (1)",
+	      t_jc("atk_cred", "cred_refused"));
 	cg = mk("atk_gid", rg, 7801, 16, 1, NOBODY, 12345);
 	st = run_child(child_nobody_gid, NULL, 30);
 	CHECK(st == 0, "nobody of gid 65534 cannot attach a consumer for gid 12345 (%d)", st);
 	st = run_child(child_silent, NULL, 60);
 	CHECK(st == 0, "silent connections do not delay an attach (%d)", st);
-	CHECK(jtop("cred_refused") >= 2 && jtop("evicted") >= 1,
-	      "connections: cred_refused %lld (>= 2), evicted %lld (>= 1)", jtop("cred_refused"),
-	      jtop("evicted"));
+	CHECK(t_jtop("cred_refused") >= 2 && t_jtop("evicted") >= 1,
+	      "connections: cred_refused %lld (>= 2), evicted %lld (>= 1)", t_jtop("cred_refused"),
+	      t_jtop("evicted"));
 	egw_rxtok_consumer_destroy(cr);
 	egw_rxtok_consumer_destroy(cf);
 	egw_rxtok_consumer_destroy(cg);
