@@ -29,10 +29,11 @@
  *  - io: read one cache line of each frame and re-point the burst into a TX
  *    array, as an io engine would (the floor);
  *  - classify: egw_eth_classify_burst() alone (the baseline);
- *  - routed: classify + egw_ip_fwd_burst() (checks, bulk FIB lookup, next
- *    hop, TTL and checksum, MAC rewrite), then what a worker does with the
- *    result: zero its counts (the frames are reused, not freed) and report
- *    quiescent to the RCU variable.
+ *  - routed: egw_ip_prefetch_burst() (the FIB lines, as the gateway does
+ *    before classifying), classify, egw_ip_fwd_burst() (checks, bulk FIB
+ *    lookup, next hop, TTL and checksum, MAC rewrite), then what a worker
+ *    does with the result: zero its counts (the frames are reused, not
+ *    freed) and report quiescent to the RCU variable.
  * "added" is routed - classify per round, then the median. Between rounds,
  * outside the timed region, every frame is rebuilt from a template (MAC
  * header, TTL, checksum) with a new destination and UDP source port: the
@@ -669,6 +670,9 @@ run(struct wset *w, const enum mode mode)
 			sum += io_burst(b, BURST, tx, tx_port);
 			continue;
 		}
+		/* as the gateway does before classifying a burst */
+		if (mode == M_FWD)
+			egw_ip_prefetch_burst(b, BURST);
 		n = egw_eth_classify_burst(&eth_port, b, BURST);
 		if (mode == M_CLS) {
 			sum += n;

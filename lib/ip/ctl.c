@@ -1682,10 +1682,11 @@ heap_used(int socket)
  * DIR24_8's scalar lookup: its AVX-512 one was no faster here.
  */
 /*
- * Where DIR24_8 keeps its first level, for a prefetch while the data path
- * checks a packet's header: with a million prefixes the tbl24 line of
- * almost every packet is a cache miss, and rte_fib_lookup_bulk() prefetches
- * only 15 lookups ahead inside its own loop, after the header checks. DPDK
+ * Where DIR24_8 keeps its first level, for egw_ip_prefetch_burst() before a
+ * burst is classified and checked: with a million prefixes the tbl24 line
+ * of almost every packet is a cache miss, and rte_fib_lookup_bulk()
+ * prefetches only 15 lookups ahead inside its own loop, after the header
+ * checks. DPDK
  * 22.11 keeps the table's layout private (lib/fib/dir24_8.h: a 40-byte
  * header, then tbl24 cache aligned); the place is taken from that layout
  * and confirmed here by a route written and read back through the FIB's

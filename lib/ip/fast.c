@@ -446,15 +446,8 @@ fwd4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct ip
 		drop_icmp(c, res, m, false, EGW_IP_DROP_TOO_BIG, ICMP4_UNREACH, 4, nh->mtu, port);
 		return;
 	}
-	if (!(flags & EGW_IP_F_LOCAL_ORIGIN)) {
-		uint16_t old, new_;
-
-		/* TTL and protocol share a 16-bit word of the checksum */
-		memcpy(&old, &ip->time_to_live, 2);
-		ip->time_to_live--;
-		memcpy(&new_, &ip->time_to_live, 2);
-		ip->hdr_checksum = egw_ip_cksum_adjust(ip->hdr_checksum, old, new_);
-	}
+	if (!(flags & EGW_IP_F_LOCAL_ORIGIN))
+		ip4_ttl_dec(ip);
 	c->fwd_burst++;
 	if (nh->kind == NH_SESSION) {
 		res->sess_key[res->n_sess] = sess_key(v);
@@ -577,13 +570,46 @@ local(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct i
 }
 
 void
+egw_ip_prefetch_burst(struct rte_mbuf *const pkts[], uint16_t n)
+{
+	const uint8_t *t = ip_dp.tbl24_4;
+	uint8_t shift = ip_dp.tbl24_4_shift;
+	uint16_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint16_t type, off = RTE_ETHER_HDR_LEN;
+		uint32_t d;
+
+		if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + 20))
+			continue;
+		memcpy(&type, f + 12, 2);
+		if (type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
+			memcpy(&type, f + 16, 2);
+			off += 4;
+		}
+		if (type == RTE_BE16(RTE_ETHER_TYPE_PPPOE_SESSION)) {
+			off += 8; /* PPPoE header and the PPP protocol, 0x0021 or not */
+		} else if (type != RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+			continue;
+		}
+		if (unlikely(m->data_len < off + 20u))
+			continue;
+		memcpy(&d, f + off + 16, 4);
+		rte_prefetch0(t + ((size_t)(rte_be_to_cpu_32(d) >> 8) << shift));
+	}
+}
+
+void
 egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n, bool v6,
 		 unsigned int flags, struct egw_ip_res *res)
 {
 	struct rte_mbuf *good[EGW_IP_MAX_BURST];
 	uint64_t now = rte_get_tsc_cycles();
 	uint16_t i, k = 0;
-
 	if (unlikely(n > EGW_IP_MAX_BURST))
 		n = EGW_IP_MAX_BURST;
 	for (i = 0; i < n; i++) {
@@ -600,10 +626,6 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 					drop(res, m, r);
 				continue;
 			}
-			/* the FIB's first-level line, while the burst is checked */
-			if (likely(ip_dp.tbl24_4 != NULL))
-				rte_prefetch0(ip_dp.tbl24_4 +
-					      ((size_t)(c->dst4[k] >> 8) << ip_dp.tbl24_4_shift));
 		} else {
 			int x = check6(m, &r);
 
@@ -734,18 +756,13 @@ egw_ip_ttl_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 		}
 		if (!v6) {
 			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
-			uint16_t old, new_;
 
 			if (unlikely(h->time_to_live <= 1)) {
 				drop_icmp(c, res, m, false, EGW_IP_DROP_TTL_EXCEEDED,
 					  ICMP4_TIME_EXCEEDED, 0, 0, port);
 				continue;
 			}
-			/* TTL and protocol share a 16-bit word of the checksum */
-			memcpy(&old, &h->time_to_live, 2);
-			h->time_to_live--;
-			memcpy(&new_, &h->time_to_live, 2);
-			h->hdr_checksum = egw_ip_cksum_adjust(h->hdr_checksum, old, new_);
+			ip4_ttl_dec(h);
 		} else {
 			struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
 

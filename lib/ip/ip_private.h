@@ -219,6 +219,21 @@ ip_nh_vlan(const struct ip_nh *nh)
 					      : 0;
 }
 
+/* Decrement an IPv4 TTL the caller found above 1, with the checksum's
+ * RFC 1624 update. TTL and protocol share a 16-bit word of the sum; the
+ * new word is made in a register from the one load, as storing the TTL
+ * byte and reloading the word would stall on store forwarding. */
+static inline void
+ip4_ttl_dec(struct rte_ipv4_hdr *ip)
+{
+	uint16_t old, new_;
+
+	memcpy(&old, &ip->time_to_live, 2);
+	new_ = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(old) - 0x100));
+	memcpy(&ip->time_to_live, &new_, 2);
+	ip->hdr_checksum = egw_ip_cksum_adjust(ip->hdr_checksum, old, new_);
+}
+
 /* Replace m's MAC header (l2_len bytes) with the next hop's. 0, or -1 when
  * the mbuf has no headroom for a longer header. */
 static inline int
