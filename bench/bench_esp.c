@@ -29,15 +29,18 @@
  * it: in L1/L2), zeroing struct egw_esp_res, freeing the output mbufs, the
  * QSBR quiescent report and egw_esp_service() (once per round).
  *
- * Baseline, same run, the same rounds (ABBA order with the library): raw
- * IPsec-MB AES-128-GCM with a manager of the same kind as the library's
- * (alloc_mb_mgr + init_mb_mgr_auto), the burst job API (IMB_GET_NEXT_BURST,
- * IMB_SUBMIT_BURST, flush) with 32 jobs, in place, 12-byte nonce written per
- * job, 8-byte AAD, 16-byte tag, on exactly the lengths the library encrypts
- * for the case (for gso, the lengths of all its segments), over 32 buffers
- * that stay in L1/L2: the raw best case. Encrypt for outbound, decrypt for
- * inbound. The direct API IMB_AES128_GCM_ENC / _DEC on the same lengths is
- * printed for reference.
+ * Baseline, same run, the same rounds (the library between the two, their
+ * order swapped every round): raw IPsec-MB AES-128-GCM with a manager of the
+ * same kind as the library's (alloc_mb_mgr + init_mb_mgr_auto), in place,
+ * 12-byte nonce written per buffer, 8-byte AAD, 16-byte tag, on exactly the
+ * lengths the library encrypts for the case (for gso, the lengths of all its
+ * segments), over 32 buffers that stay in L1/L2, through
+ *  - the burst job API (IMB_GET_NEXT_BURST, IMB_SUBMIT_BURST, flush), 32 jobs;
+ *  - the direct API (IMB_AES128_GCM_ENC / _DEC), one call per buffer.
+ * The ratio is taken against the faster of the two (the direct API on the
+ * CPUs measured so far, and what the library runs for AES-GCM bursts), the
+ * raw best case; the ratio against the burst API is printed beside it.
+ * Encrypt for outbound, decrypt for inbound.
  *
  * Each case's first burst is checked (untimed): outputs all there, nothing
  * dropped, and the round trip through the inbound path gives back the clear
@@ -873,14 +876,17 @@ report(struct bcase *c, const struct opts *o)
 	ns_raw = median(c->t_raw, o->rounds);
 	ns_dir = median(c->t_direct, o->rounds);
 	pr = median(c->t_ratio, o->rounds);
-	ratio = ns_raw / ns_lib;
+	/* against the faster raw API (the library runs AES-GCM bursts with
+	 * the direct calls) */
+	ratio = RTE_MIN(ns_raw, ns_dir) / ns_lib;
 	c->ratio = ratio;
 	printf("    raw AES-128-GCM %s %u", c->kind == K_IN ? "dec" : "enc", enc_min);
 	if (enc_max != enc_min)
 		printf("..%u", enc_max);
 	printf(" B: burst API %.1f ns/buf (%.2f Gbps of those bytes), direct API %.1f ns/buf;"
-	       " library/raw %.2f (median per round %.2f)",
-	       ns_raw / c->n_esp, (double)enc_bytes * 8 / ns_raw, ns_dir / c->n_esp, ratio, pr);
+	       " library/raw %.2f (median per round %.2f; against the burst API %.2f)",
+	       ns_raw / c->n_esp, (double)enc_bytes * 8 / ns_raw, ns_dir / c->n_esp, ratio, pr,
+	       ns_raw / ns_lib);
 	if (c->target > 0)
 		printf(" target >= %.2f: %s", c->target, ratio >= c->target ? "PASS" : "MISS");
 	printf("\n");
@@ -1013,18 +1019,25 @@ main(int argc, char **argv)
 			if (!run[i])
 				continue;
 			template_for(c);
-			/* ABBA: neither always runs first */
-			if (o.baseline && r % 2 == 0)
-				raw = round_raw(c, nb, false);
+			/* the library between the two raw APIs, their order swapped
+			 * every round: none always runs first */
+			if (o.baseline) {
+				if (r % 2 == 0)
+					raw = round_raw(c, nb, false);
+				else
+					dir_cyc = round_raw(c, nb, true);
+			}
 			lib = round_lib(c, nb, o.in_set);
-			if (o.baseline && r % 2 == 1)
-				raw = round_raw(c, nb, false);
-			if (o.baseline)
-				dir_cyc = round_raw(c, nb, true);
+			if (o.baseline) {
+				if (r % 2 == 0)
+					dir_cyc = round_raw(c, nb, true);
+				else
+					raw = round_raw(c, nb, false);
+			}
 			c->t_lib[r] = (double)lib * ns_per_cycle / nb;
 			c->t_raw[r] = (double)raw * ns_per_cycle / nb;
 			c->t_direct[r] = (double)dir_cyc * ns_per_cycle / nb;
-			c->t_ratio[r] = lib == 0 ? 0 : (double)raw / (double)lib;
+			c->t_ratio[r] = lib == 0 ? 0 : (double)RTE_MIN(raw, dir_cyc) / (double)lib;
 		}
 		service();
 	}
@@ -1035,7 +1048,8 @@ main(int argc, char **argv)
 	       imb_get_version_str(), arch_name(arch), egw_esp_ctx_arch(ctx), BURST, o.rounds,
 	       o.bursts, o.gso_bursts, o.in_set, rte_get_tsc_hz() / 1e9, rte_lcore_id());
 	printf("timed: library calls only (output mbufs freed outside); ns/pkt per input "
-	       "packet; library/raw = raw time / library time at the same encrypted lengths\n");
+	       "packet; library/raw = raw time (the faster of the burst and direct APIs) / "
+	       "library time at the same encrypted lengths\n");
 	for (i = 0; i < RTE_DIM(cases); i++)
 		if (run[i])
 			report(&cases[i], &o);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -77,6 +78,7 @@ egw_esp_ctx_create(unsigned int idx, struct rte_mempool *pool)
 		return NULL;
 	}
 	c->frame_max = rte_pktmbuf_data_room_size(pool);
+	c->gcm_direct = 1;
 	c->icmp_tokens = 50;
 	c->icmp_tsc = rte_rdtsc();
 	ESP_LOG(INFO, "context %u: IPsec-MB %s, %s code path", idx, imb_get_version_str(), c->arch);
@@ -160,12 +162,50 @@ esp_jobs_get(struct egw_esp_ctx *c, unsigned int n, IMB_JOB *jobs[])
 	}
 }
 
+/*
+ * AES-GCM jobs through the manager's direct GCM functions instead of the
+ * job queue, when every job of the burst is one: IPsec-MB 1.3's job path
+ * runs GCM one job at a time anyway (no multi-buffer GCM), and its queue
+ * costs about 20 ns a job more than the direct call (bench_esp prints both;
+ * DPDK's cpu-crypto does the same). The jobs taken with IMB_GET_NEXT_BURST
+ * are left unsubmitted, which returns them to the manager. false (nothing
+ * done) when a job is of another kind: the burst goes through the queue.
+ */
+static bool
+jobs_run_direct(struct egw_esp_ctx *c, unsigned int n, IMB_JOB *jobs[], uint8_t ok[])
+{
+	struct gcm_context_data gctx;
+	unsigned int i, k;
+
+	for (i = 0; i < n; i++)
+		if (jobs[i]->cipher_mode != IMB_CIPHER_GCM ||
+		    (jobs[i]->key_len_in_bytes != 16 && jobs[i]->key_len_in_bytes != 32))
+			return false;
+	for (i = 0; i < n; i++) {
+		IMB_JOB *j = jobs[i];
+		bool enc = j->cipher_direction == IMB_DIR_ENCRYPT, k128 = j->key_len_in_bytes == 16;
+		aes_gcm_enc_dec_t fn = enc ? (k128 ? c->mgr->gcm128_enc : c->mgr->gcm256_enc)
+					   : (k128 ? c->mgr->gcm128_dec : c->mgr->gcm256_dec);
+
+		fn(enc ? j->enc_keys : j->dec_keys, &gctx, j->dst,
+		   j->src + j->cipher_start_src_offset_in_bytes, j->msg_len_to_cipher_in_bytes,
+		   j->iv, j->u.GCM.aad, j->u.GCM.aad_len_in_bytes, j->auth_tag_output,
+		   j->auth_tag_output_len_in_bytes);
+		k = (unsigned int)(uintptr_t)j->user_data;
+		if (k < EGW_ESP_MAX_BURST)
+			ok[k] = 1;
+	}
+	return true;
+}
+
 void
 esp_jobs_run(struct egw_esp_ctx *c, unsigned int n, IMB_JOB *jobs[], uint8_t ok[])
 {
 	unsigned int done, i, k;
 
 	memset(ok, 0, EGW_ESP_MAX_BURST);
+	if (c->gcm_direct && jobs_run_direct(c, n, jobs, ok))
+		return;
 	done = IMB_SUBMIT_BURST(c->mgr, n, jobs);
 	if (unlikely(done == 0 && imb_get_errno(c->mgr) != 0)) {
 		ESP_LOG(ERR, "IPsec-MB burst refused: %s", imb_get_strerror(imb_get_errno(c->mgr)));
