@@ -935,15 +935,25 @@ spd_parse(const struct rte_mbuf *m, struct spd_key4 *k4, struct spd_key6 *k6)
 		if (ip4 == NULL)
 			return 0;
 		k4->proto = ip4->next_proto_id;
-		memcpy(k4->src, &ip4->src_addr, sizeof(k4->src));
-		memcpy(k4->dst, &ip4->dst_addr, sizeof(k4->dst));
+		/* both addresses in one store: the flow compares load them as
+		 * one word, which two narrower stores could not forward */
+		static_assert(offsetof(struct rte_ipv4_hdr, dst_addr) ==
+					      offsetof(struct rte_ipv4_hdr, src_addr) + 4 &&
+				      offsetof(struct spd_key4, dst) ==
+					      offsetof(struct spd_key4, src) + 4,
+			      "IPv4 addresses adjacent");
+		memcpy(k4->src, &ip4->src_addr, sizeof(k4->src) + sizeof(k4->dst));
 		return 4;
 	case 6:
 		ip6 = rte_pktmbuf_read(m, off, sizeof(*ip6), &buf);
 		if (ip6 == NULL)
 			return 0;
-		memcpy(k6->src, ip6->src_addr, sizeof(k6->src));
-		memcpy(k6->dst, ip6->dst_addr, sizeof(k6->dst));
+		static_assert(offsetof(struct rte_ipv6_hdr, dst_addr) ==
+					      offsetof(struct rte_ipv6_hdr, src_addr) + 16 &&
+				      offsetof(struct spd_key6, dst) ==
+					      offsetof(struct spd_key6, src) + 16,
+			      "IPv6 addresses adjacent");
+		memcpy(k6->src, ip6->src_addr, sizeof(k6->src) + sizeof(k6->dst));
 		/* headers end where the payload length says, or with the
 		 * frame if it says more (or 0: a jumbogram) */
 		end = rte_pktmbuf_pkt_len(m);
