@@ -55,6 +55,8 @@
  * segmentable packet may have; they are read into a buffer of this size when
  * the first segment does not hold them. */
 #define GSO_HDR_MAX 384
+/* segments whose mbufs are prefetched ahead of the one being filled */
+#define GSO_MBUF_AHEAD 4
 /* m->l2_len is a 7-bit field. */
 #define GSO_L2_MAX 127
 #define GSO_IP_LEVELS 2
@@ -759,9 +761,17 @@ gso_tcp(const struct rte_mbuf *m, uint16_t mss, struct rte_mempool *pool, struct
 	data_off = frame_data_off(rte_pktmbuf_data_room_size(pool), g.hdr_len + seg_max);
 	if (data_off == 0)
 		goto bad;
-	if (rte_pktmbuf_alloc_bulk(pool, segs, nseg) != 0) {
+	/* the pool's mbufs are cold: taken raw (a pool's mbuf has refcnt 1, no
+	 * next, one segment) and reset one by one in the loop below, each a
+	 * few segments after its lines were prefetched, where
+	 * rte_pktmbuf_alloc_bulk() would wait for each in turn */
+	if (rte_mempool_get_bulk(pool, (void **)segs, nseg) != 0) {
 		*why = EGW_ESP_DROP_NOMEM;
 		return 0;
+	}
+	for (i = 0; i < nseg && i < GSO_MBUF_AHEAD; i++) {
+		rte_prefetch0_write(segs[i]);
+		rte_prefetch0_write(&segs[i]->cacheline1);
 	}
 
 	gso_sums_init(h, &g, &cs);
@@ -776,6 +786,11 @@ gso_tcp(const struct rte_mbuf *m, uint16_t mss, struct rte_mempool *pool, struct
 		uint32_t psum;
 		bool ok;
 
+		if (i + GSO_MBUF_AHEAD < nseg) {
+			rte_prefetch0_write(segs[i + GSO_MBUF_AHEAD]);
+			rte_prefetch0_write(&segs[i + GSO_MBUF_AHEAD]->cacheline1);
+		}
+		rte_pktmbuf_reset(s);
 		s->data_off = data_off;
 		d = rte_pktmbuf_mtod(s, uint8_t *);
 		/* ESP writes in front (its header, a tunnel header) and behind
