@@ -3,11 +3,21 @@
 # Shell helpers of the net_memif benchmarks (bench/memif_throughput.sh,
 # bench/ipsec_secgw.sh), sourced after scripts/setup-common.sh. They read the
 # caller's globals: DP_PID, GEN_PID, DP_PREFIX, GEN_PREFIX (the two DPDK
-# processes of a run and their --file-prefix), IDLE_WAIT, PY, MAX_RUNNABLE.
+# processes of a run and their --file-prefix), IDLE_WAIT, PY, MAX_RUNNABLE,
+# MEM_VARS (the environment variables that set each process's --socket-mem).
 # shellcheck shell=bash
 
 die() { egw_err "$*"; exit 1; }
 is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
+
+# start_failed <what> <log>: why a process did not come up
+start_failed() {
+	egw_err "$1 did not come up; the end of its log ($2):"
+	grep -v 'Adding route' "$2" | tail -8 | sed 's/^/    /' >&2
+	if grep -q -E 'fallocate|Cannot init memory|Cannot get hugepage|Cannot allocate|out of memory|Not enough memory' "$2"; then
+		egw_err "memory: free 2 MiB hugepages now: $(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages); $MEM_VARS set what each process reserves (--socket-mem)"
+	fi
+}
 
 # wait_for <file> <regex> <seconds> <pid>: until the regex is in the file;
 # fails at the timeout or when the process is gone

@@ -353,10 +353,7 @@ GEN_PID=
 trap remove_runtime EXIT
 trap 'exit 130' INT TERM
 
-start_failed() {
-	egw_err "$1 did not come up; the end of its log ($2):"
-	tail -8 "$2" | sed 's/^/    /' >&2
-}
+MEM_VARS=EGW_BENCH_DP_MEM/GEN_MEM
 
 # perf_dut <tag> <dut>: EGW_BENCH_PERF=1: a 3-second profile of the DUT's busy
 # lcore (edgegw: its worker thread, ipsec-secgw: its main thread, which

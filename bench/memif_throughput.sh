@@ -306,14 +306,7 @@ trap remove_runtime EXIT
 trap 'exit 130' INT TERM
 
 
-# start_failed <what> <log>: why a process did not come up
-start_failed() {
-	egw_err "$1 did not come up; the end of its log ($2):"
-	grep -v 'Adding route' "$2" | tail -8 | sed 's/^/    /' >&2
-	if grep -q -E 'fallocate|Cannot init memory|Cannot get hugepage|Cannot allocate|out of memory|Not enough memory' "$2"; then
-		egw_err "memory: free 2 MiB hugepages now: $(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages); EGW_BENCH_DP_MEM/GEN_MEM/L3FWD_MEM set what each process reserves (--socket-mem)"
-	fi
-}
+MEM_VARS=EGW_BENCH_DP_MEM/GEN_MEM/L3FWD_MEM
 
 gen_zc0=
 gen_zc1=
