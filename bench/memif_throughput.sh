@@ -305,7 +305,6 @@ GEN_PID=
 trap remove_runtime EXIT
 trap 'exit 130' INT TERM
 
-
 MEM_VARS=EGW_BENCH_DP_MEM/GEN_MEM/L3FWD_MEM
 
 gen_zc0=
