@@ -102,6 +102,16 @@ addr(int kind, int family, const char *s)
 	check(egw_xdp_addr(kind, family, a, true, err, sizeof(err)), err);
 }
 
+static void
+own(int family, const char *s)
+{
+	uint8_t a[16];
+	char err[256];
+
+	inet_pton(family, s, a);
+	check(egw_xdp_own(0, 0, family, a, true, err, sizeof(err)), err);
+}
+
 /* Through lib/xdp's control side, which also builds the pre-check. */
 static void
 populate(bool full)
@@ -118,9 +128,9 @@ populate(bool full)
 	}
 	for (i = 0; i < (full ? 16u : 4u); i++) {
 		snprintf(s, sizeof(s), "198.51.100.%u", i + 1);
-		addr(EGW_XDP_ADDR_OWN, AF_INET, s);
+		own(AF_INET, s);
 		snprintf(s, sizeof(s), "2001:db8:1::%x", i + 1);
-		addr(EGW_XDP_ADDR_OWN, AF_INET6, s);
+		own(AF_INET6, s);
 	}
 	if (!full)
 		return;

@@ -8,10 +8,12 @@
  * state (lib/xdp/ctl.c); this program only reads them.
  *
  * edgegw's frames: PPPoE discovery and session on access ports; ESP and ESP
- * in UDP (port 4500, not IKE or keepalives) to tunnel addresses; IP to
- * edgegw's own addresses (addresses configured in edgegw, which the kernel
- * does not have) with the ARP and ND that resolve them; IP to subscriber
- * pools; flows of rxtokens consumers. Headers are read only after checking
+ * in UDP (port 4500 or an SA's own port, not IKE or keepalives) to tunnel
+ * addresses; IP to edgegw's own addresses (addresses configured in edgegw,
+ * which the kernel does not have) on their VLAN, with the ARP and ND that
+ * resolve them; IP to subscriber pools; IP to prefixes of edgegw's routes,
+ * unless the destination is one of the kernel's own addresses or not
+ * unicast; flows of rxtokens consumers. Headers are read only after checking
  * they are inside the frame; a frame too short for what it claims goes to
  * the kernel (counted as malformed), which drops it.
  */
@@ -65,14 +67,14 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGW_XDP_MAX_ADDRS);
-	__type(key, __be32);
+	__type(key, struct egw_xdp_own4);
 	__type(value, __u32);
 } egw_own4 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGW_XDP_MAX_ADDRS);
-	__type(key, struct egw_xdp_in6);
+	__type(key, struct egw_xdp_own6);
 	__type(value, __u32);
 } egw_own6 SEC(".maps");
 
@@ -98,6 +100,45 @@ struct {
 	__type(key, struct egw_xdp_flow_key);
 	__type(value, __u32);
 } egw_flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, EGW_XDP_MAX_ROUTES4);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct egw_xdp_lpm4);
+	__type(value, __u32);
+} egw_route4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, EGW_XDP_MAX_ROUTES6);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct egw_xdp_lpm6);
+	__type(value, __u32);
+} egw_route6 SEC(".maps");
+
+/* the kernel's own addresses (lib/xdp keeps them in step with the
+ * kernel's): a route never takes a frame to one of them */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EGW_XDP_MAX_KERN);
+	__type(key, __be32);
+	__type(value, __u32);
+} egw_kern4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EGW_XDP_MAX_KERN);
+	__type(key, struct egw_xdp_in6);
+	__type(value, __u32);
+} egw_kern6 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EGW_XDP_MAX_ADDRS);
+	__type(key, struct egw_xdp_natt_key);
+	__type(value, __u32);
+} egw_natt SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -147,6 +188,7 @@ struct frame {
 	void *end;
 	__u64 len;
 	__u32 flags;
+	__u16 vlan; /* 0 untagged, the only tag's id, or EGW_XDP_VLAN_QINQ */
 };
 
 static __always_inline void
@@ -250,22 +292,36 @@ flow_udp(const struct frame *f, __be16 port)
 	return bpf_map_lookup_elem(&egw_flows, &k) != NULL;
 }
 
+/* An SA's own ESP-in-UDP port on a tunnel address (egw_natt). */
+static __always_inline int
+natt_port(const struct frame *f, __u8 ipv, const void *a, __u32 alen, __be16 port)
+{
+	struct egw_xdp_natt_key k;
+
+	if (!(f->flags & EGW_XDP_F_NATT))
+		return 0;
+	__builtin_memset(&k, 0, sizeof(k));
+	k.ip = ipv;
+	k.port = port;
+	__builtin_memcpy(k.a, a, alen > 16 ? 16 : alen);
+	return bpf_map_lookup_elem(&egw_natt, &k) != NULL;
+}
+
 /*
- * ESP in UDP to a tunnel address (RFC 3948 2.2): a payload starting with a
- * zero non-ESP marker is IKE and a one-byte 0xff payload a NAT keepalive,
- * both the kernel's (an IKE daemon). Returns 1 for ESP, 0 otherwise, -1 if
- * the UDP header is cut.
+ * ESP in UDP to a tunnel address (RFC 3948 2.2), on port 4500 or an SA's
+ * own (egw_natt): a payload starting with a zero non-ESP marker is IKE and
+ * a one-byte 0xff payload a NAT keepalive, both the kernel's (an IKE
+ * daemon). Returns 1 for ESP, 0 otherwise, -1 if the UDP header is cut.
  */
 static __always_inline int
-udp_is_esp(const struct frame *f, void *l4, __be16 *dport)
+udp_is_esp(const struct frame *f, void *l4, __u8 ipv, const void *dst, __u32 alen)
 {
 	struct udphdr *uh = l4;
 	__u32 *marker;
 
 	if ((void *)(uh + 1) > f->end)
 		return -1;
-	*dport = uh->dest;
-	if (uh->dest != bpf_htons(EGW_XDP_NATT_PORT))
+	if (uh->dest != bpf_htons(EGW_XDP_NATT_PORT) && !natt_port(f, ipv, dst, alen, uh->dest))
 		return 0;
 	marker = (void *)(uh + 1);
 	if ((void *)(marker + 1) > f->end)
@@ -273,11 +329,63 @@ udp_is_esp(const struct frame *f, void *l4, __be16 *dport)
 	return *marker != 0;
 }
 
+/*
+ * A route of edgegw's takes a frame only if its destination is unicast and
+ * not one of the kernel's own addresses (egw_kern4: the host's addresses
+ * and its subnets' broadcast addresses): a default route through edgegw
+ * must not take the kernel's ssh, BGP or ping. 0/8, 127/8, 224/4 (multicast),
+ * 240/4 and 255.255.255.255 are never routed here.
+ */
+static __always_inline int
+route4(const struct frame *f, __be32 dst)
+{
+	struct egw_xdp_lpm4 k = {.prefixlen = 32};
+	__u32 a = bpf_ntohl(dst);
+
+	if (!(f->flags & EGW_XDP_F_ROUTE4))
+		return 0;
+	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 28) >= 0xe)
+		return 0;
+	__builtin_memcpy(k.a, &dst, 4);
+	if (bpf_map_lookup_elem(&egw_route4, &k) == NULL)
+		return 0;
+	return bpf_map_lookup_elem(&egw_kern4, &dst) == NULL;
+}
+
+/* As route4 for IPv6: never multicast (ff00::/8), link-local (fe80::/10),
+ * :: or ::1; never one of the kernel's addresses (egw_kern6). */
+static __always_inline int
+route6(const struct frame *f, const struct egw_xdp_in6 *dst)
+{
+	struct egw_xdp_lpm6 k = {.prefixlen = 128};
+	__u64 hi, lo;
+
+	if (!(f->flags & EGW_XDP_F_ROUTE6))
+		return 0;
+	if (dst->a[0] == 0xff || (dst->a[0] == 0xfe && (dst->a[1] & 0xc0) == 0x80))
+		return 0;
+	__builtin_memcpy(&hi, dst->a, 8);
+	__builtin_memcpy(&lo, dst->a + 8, 8);
+	if (hi == 0 && (lo == 0 || lo == bpf_cpu_to_be64(1)))
+		return 0;
+	__builtin_memcpy(k.a, dst->a, 16);
+	if (bpf_map_lookup_elem(&egw_route6, &k) == NULL)
+		return 0;
+	return bpf_map_lookup_elem(&egw_kern6, dst) == NULL;
+}
+
+static __always_inline int
+own4(const struct frame *f, __be32 a)
+{
+	struct egw_xdp_own4 k = {.vlan = f->vlan, .a = a};
+
+	return (f->flags & EGW_XDP_F_OWN4) && bpf_map_lookup_elem(&egw_own4, &k) != NULL;
+}
+
 static __always_inline int
 ipv4(const struct frame *f, void *l3)
 {
 	struct iphdr *ip = l3;
-	__be16 dport = 0;
 	__u32 hl;
 	__be32 dst;
 	int later, esp;
@@ -302,13 +410,13 @@ ipv4(const struct frame *f, void *l3)
 	    bpf_map_lookup_elem(&egw_esp4, &dst) != NULL) {
 		if (ip->protocol == IPPROTO_ESP_ || later)
 			return steer(f, EGW_XDP_CLS_ESP);
-		esp = udp_is_esp(f, l4, &dport);
+		esp = udp_is_esp(f, l4, 4, &dst, 4);
 		if (esp < 0)
 			return to_kernel(f, EGW_XDP_CLS_MALFORMED);
 		if (esp)
 			return steer(f, EGW_XDP_CLS_ESP);
 	}
-	if ((f->flags & EGW_XDP_F_OWN4) && bpf_map_lookup_elem(&egw_own4, &dst) != NULL)
+	if (own4(f, dst))
 		return steer(f, EGW_XDP_CLS_OWN);
 	if (f->flags & EGW_XDP_F_POOL4) {
 		struct egw_xdp_lpm4 k = {.prefixlen = 32};
@@ -319,6 +427,10 @@ ipv4(const struct frame *f, void *l3)
 	}
 	if (flow_dst(f, EGW_XDP_FLOW_DST4, &dst, 4))
 		return steer(f, EGW_XDP_CLS_RXTOK);
+	/* after the flows: a consumer's address inside a routed prefix is the
+	 * consumer's */
+	if (route4(f, dst))
+		return steer(f, EGW_XDP_CLS_ROUTE);
 udp_flows:
 	if ((f->flags & EGW_XDP_F_FLOWS) && ip->protocol == IPPROTO_UDP && !later) {
 		struct udphdr *uh = l4;
@@ -337,10 +449,23 @@ struct ip6_info {
 	__u32 off; /* of the upper-layer header */
 	__u32 flags;
 	__u32 len;
+	__u16 vlan;
 	__u8 nh;
 	__u8 later; /* a fragment after the first */
-	__u8 pad[2];
 };
+
+static __always_inline int
+own6(const struct frame *f, const struct egw_xdp_in6 *a)
+{
+	struct egw_xdp_own6 k;
+
+	if (!(f->flags & EGW_XDP_F_OWN6))
+		return 0;
+	k.vlan = f->vlan;
+	k.pad = 0;
+	__builtin_memcpy(k.a, a->a, 16);
+	return bpf_map_lookup_elem(&egw_own6, &k) != NULL;
+}
 
 /*
  * The IPv6 upper layer: a global function, so the verifier checks it once
@@ -353,7 +478,6 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 	void *data = (void *)(long)ctx->data;
 	struct egw_xdp_in6 dst;
 	struct frame f, *fp = &f;
-	__be16 dport = 0;
 	__u32 off;
 	int esp;
 	void *p;
@@ -364,6 +488,7 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 	f.end = (void *)(long)ctx->data_end;
 	f.len = in->len;
 	f.flags = in->flags;
+	f.vlan = in->vlan;
 	off = in->off;
 	if (off > 4096)
 		return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
@@ -380,8 +505,7 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 		if ((void *)&nd->type + 1 <= f.end && (nd->type == ND_NS || nd->type == ND_NA)) {
 			if ((void *)(nd + 1) > f.end)
 				return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
-			if (filter6(fp, nd->target.a) &&
-			    bpf_map_lookup_elem(&egw_own6, &nd->target) != NULL)
+			if (filter6(fp, nd->target.a) && own6(fp, &nd->target))
 				return steer(fp, EGW_XDP_CLS_OWN);
 		}
 	}
@@ -391,13 +515,13 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 	    bpf_map_lookup_elem(&egw_esp6, &dst) != NULL) {
 		if (in->nh == IPPROTO_ESP_ || in->later)
 			return steer(fp, EGW_XDP_CLS_ESP);
-		esp = udp_is_esp(fp, p, &dport);
+		esp = udp_is_esp(fp, p, 6, dst.a, 16);
 		if (esp < 0)
 			return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
 		if (esp)
 			return steer(fp, EGW_XDP_CLS_ESP);
 	}
-	if ((f.flags & EGW_XDP_F_OWN6) && bpf_map_lookup_elem(&egw_own6, &dst) != NULL)
+	if (own6(fp, &dst))
 		return steer(fp, EGW_XDP_CLS_OWN);
 	if (f.flags & EGW_XDP_F_POOL6) {
 		struct egw_xdp_lpm6 k = {.prefixlen = 128};
@@ -408,6 +532,8 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 	}
 	if (flow_dst(fp, EGW_XDP_FLOW_DST6, dst.a, 16))
 		return steer(fp, EGW_XDP_CLS_RXTOK);
+	if (route6(fp, &dst))
+		return steer(fp, EGW_XDP_CLS_ROUTE);
 udp_flows:
 	if ((f.flags & EGW_XDP_F_FLOWS) && in->nh == IPPROTO_UDP && !in->later) {
 		struct udphdr *uh = p;
@@ -472,10 +598,9 @@ ipv6(const struct frame *f, void *l3)
 	in.off = (__u32)(p - (void *)(long)f->ctx->data);
 	in.flags = f->flags;
 	in.len = (__u32)f->len;
+	in.vlan = f->vlan;
 	in.nh = nh;
 	in.later = (__u8)later;
-	in.pad[0] = 0;
-	in.pad[1] = 0;
 	return egw_xdp_ip6_l4(f->ctx, &in);
 }
 
@@ -493,7 +618,7 @@ arp(const struct frame *f, void *l3)
 	    a->plen != 4)
 		return to_kernel(f, EGW_XDP_CLS_KERNEL);
 	__builtin_memcpy(&tpa, a->tpa, 4);
-	if (filter4(f, tpa) && bpf_map_lookup_elem(&egw_own4, &tpa) != NULL)
+	if (filter4(f, tpa) && own4(f, tpa))
 		return steer(f, EGW_XDP_CLS_OWN);
 	return to_kernel(f, EGW_XDP_CLS_KERNEL);
 }
@@ -514,6 +639,7 @@ egw_xdp_steer(struct xdp_md *ctx)
 	f.ctx = ctx;
 	f.end = (void *)(long)ctx->data_end;
 	f.len = (__u64)(f.end - data);
+	f.vlan = 0;
 	cfg = bpf_map_lookup_elem(&egw_cfg, &k0);
 	f.flags = cfg != NULL ? cfg->flags : 0;
 	if ((void *)(eth + 1) > f.end)
@@ -529,6 +655,9 @@ egw_xdp_steer(struct xdp_md *ctx)
 			break;
 		if ((void *)(v + 1) > f.end)
 			return to_kernel(&f, EGW_XDP_CLS_MALFORMED);
+		/* edgegw's addresses are on untagged or single-tagged
+		 * interfaces (lib/ip): under two tags none is */
+		f.vlan = i == 0 ? (bpf_ntohs(v->tci) & 0xfff) : EGW_XDP_VLAN_QINQ;
 		proto = v->proto;
 		l3 = v + 1;
 	}

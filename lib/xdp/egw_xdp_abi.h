@@ -22,8 +22,16 @@
 #define EGW_XDP_MAX_ADDRS 1024
 /** Prefixes of each pool trie. */
 #define EGW_XDP_MAX_PREFIXES 1024
+/** Prefixes of each route trie (lib/ip's default FIB sizes). */
+#define EGW_XDP_MAX_ROUTES4 65536
+#define EGW_XDP_MAX_ROUTES6 16384
+/** Addresses of the kernel's that routes must not take (egw_kern4/6). */
+#define EGW_XDP_MAX_KERN 4096
 /** UDP port of ESP in UDP (RFC 3948). */
 #define EGW_XDP_NATT_PORT 4500
+/** VLAN of a frame under two tags: no address of edgegw's is there
+ *  (edgegw's interfaces are untagged or carry one tag). */
+#define EGW_XDP_VLAN_QINQ 0xffff
 
 /**
  * Class of a frame: index of the per-CPU counter array (map egw_stats).
@@ -40,6 +48,7 @@ enum egw_xdp_class {
 	EGW_XDP_CLS_OWN,        /**< to an address of edgegw's (IP, ARP, ND) */
 	EGW_XDP_CLS_POOL,       /**< to a subscriber pool routed by edgegw */
 	EGW_XDP_CLS_RXTOK,      /**< a flow an rxtokens consumer subscribed to */
+	EGW_XDP_CLS_ROUTE,      /**< to a prefix of an `ip route add` route */
 	EGW_XDP_CLS_NO_XSK,     /**< steered, but no socket on the queue */
 	EGW_XDP_CLS_MAX
 };
@@ -63,6 +72,9 @@ struct egw_xdp_counter {
 #define EGW_XDP_F_FILT4 (1u << 8)  /**< egw_filter's IPv4 part is valid */
 #define EGW_XDP_F_FILT6 (1u << 9)  /**< egw_filter's IPv6 part is valid */
 #define EGW_XDP_F_FILTP (1u << 10) /**< egw_filter's UDP port part is valid */
+#define EGW_XDP_F_ROUTE4 (1u << 11)
+#define EGW_XDP_F_ROUTE6 (1u << 12)
+#define EGW_XDP_F_NATT (1u << 13) /**< egw_natt has entries */
 
 /** Value of egw_cfg (one entry, key 0). */
 struct egw_xdp_cfg {
@@ -70,19 +82,44 @@ struct egw_xdp_cfg {
 	__u32 pad;
 };
 
-/** Key of egw_esp6, egw_own6 (egw_esp4 and egw_own4 take a __be32). The
- *  value of every address map is a reference count (control path only). */
+/** Key of egw_esp6 and egw_kern6 (egw_esp4 and egw_kern4 take a __be32).
+ *  The value of every address, prefix and flow map is a reference count
+ *  (control path only). */
 struct egw_xdp_in6 {
 	__u8 a[16];
 };
 
-/** Key of egw_pool4 (LPM trie). */
+/** Key of egw_own4: an address of edgegw's on one VLAN of the port (0:
+ *  untagged, else the VLAN id of a frame's only tag). */
+struct egw_xdp_own4 {
+	__u16 vlan;
+	__u16 pad;
+	__be32 a;
+};
+
+/** Key of egw_own6. */
+struct egw_xdp_own6 {
+	__u16 vlan;
+	__u16 pad;
+	__u8 a[16];
+};
+
+/** Key of egw_natt: ESP in UDP to a tunnel address on a port other than
+ *  4500 (an SA's natt dport); ip 4 (a[0..3]) or 6. */
+struct egw_xdp_natt_key {
+	__u8 ip;
+	__u8 pad;
+	__be16 port;
+	__u8 a[16];
+};
+
+/** Key of egw_pool4 and egw_route4 (LPM tries). */
 struct egw_xdp_lpm4 {
 	__u32 prefixlen;
 	__u8 a[4];
 };
 
-/** Key of egw_pool6 (LPM trie). */
+/** Key of egw_pool6 and egw_route6 (LPM tries). */
 struct egw_xdp_lpm6 {
 	__u32 prefixlen;
 	__u8 a[16];
