@@ -110,7 +110,7 @@ egw_xdp_port_started(uint16_t pid)
 		fprintf(stderr,
 			"warning: port %u (%s): the interface has no native XDP: generic (SKB) "
 			"mode, each frame gets an skb before the program runs and AF_XDP copies "
-			"it (a fraction of native throughput)\n",
+			"edgegw's (see docs/afxdp.md for the cost)\n",
 			pid, p->name);
 	return 0;
 }

@@ -43,14 +43,15 @@ enum xdp_map {
 	M_NATT,
 	M_KERN4,
 	M_KERN6,
+	M_KERNQ,
 	M_FILTER,
 	M_MAX
 };
 
 static const char *const map_names[M_MAX] = {
-	"xsks_map", "egw_cfg",   "egw_stats", "egw_esp4",   "egw_esp6",   "egw_own4",
-	"egw_own6", "egw_pool4", "egw_pool6", "egw_flows",  "egw_route4", "egw_route6",
-	"egw_natt", "egw_kern4", "egw_kern6", "egw_filter",
+	"xsks_map", "egw_cfg",   "egw_stats", "egw_esp4",  "egw_esp6",   "egw_own4",
+	"egw_own6", "egw_pool4", "egw_pool6", "egw_flows", "egw_route4", "egw_route6",
+	"egw_natt", "egw_kern4", "egw_kern6", "egw_kernq", "egw_filter",
 };
 
 /* the flag that tells the program a map has entries */
@@ -60,6 +61,10 @@ static const uint32_t map_flag[M_MAX] = {
 	[M_FLOWS] = EGW_XDP_F_FLOWS, [M_ROUTE4] = EGW_XDP_F_ROUTE4, [M_ROUTE6] = EGW_XDP_F_ROUTE6,
 	[M_NATT] = EGW_XDP_F_NATT,
 };
+
+/* every part of egw_filter */
+#define FILT_ALL \
+	(EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 | EGW_XDP_F_FILTP | EGW_XDP_F_FILTR4 | EGW_XDP_F_FILTR6)
 
 static const char *const cls_names[EGW_XDP_CLS_MAX] = {
 	[EGW_XDP_CLS_KERNEL] = "kernel",
@@ -450,6 +455,21 @@ kern_apply(struct xdp_port *p, const struct kern_set *k)
 					rc = -errno;
 		} while (rc == 0 && st.n == 64);
 	}
+	/* the few-address copy last: it is what the program checks first */
+	if (rc == 0) {
+		static struct egw_xdp_kernq q;
+		uint32_t k0 = 0;
+
+		memset(&q, 0, sizeof(q));
+		q.n4 = k->n4 <= EGW_XDP_KERNQ ? k->n4 : EGW_XDP_KERNQ + 1;
+		q.n6 = k->n6 <= EGW_XDP_KERNQ ? k->n6 : EGW_XDP_KERNQ + 1;
+		for (i = 0; i < k->n4 && i < EGW_XDP_KERNQ; i++)
+			q.a4[i] = k->a4[i];
+		for (i = 0; i < k->n6 && i < EGW_XDP_KERNQ; i++)
+			q.a6[i] = k->a6[i];
+		if (bpf_map_update_elem(p->fd[M_KERNQ], &k0, &q, BPF_ANY) != 0)
+			rc = -errno;
+	}
 	p->n[M_KERN4] = k->n4;
 	p->n[M_KERN6] = k->n6;
 	p->kern_ok = rc == 0 && !k->over;
@@ -606,8 +626,7 @@ egw_xdp_port_open(uint16_t port, unsigned int ifindex, bool access, char *err, s
 			goto fail;
 		}
 	/* empty maps, empty filter: every part valid */
-	p->flags = (access ? EGW_XDP_F_ACCESS : 0) | EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 |
-		   EGW_XDP_F_FILTP;
+	p->flags = (access ? EGW_XDP_F_ACCESS : 0) | FILT_ALL;
 	rc = write_cfg(p);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: egw_cfg: %s", p->ifname, strerror(-rc));
@@ -734,7 +753,8 @@ walk_keys(struct xdp_port *p, int m, void (*fn)(void *ctx, const void *key), voi
 
 struct filt_build {
 	uint64_t w[EGW_XDP_FILTER_MAPS * EGW_XDP_FILTER_WORDS];
-	bool ok6;
+	bool ok6, ok6r;
+	bool route; /* the prefixes being added are routes: the R parts */
 };
 
 static void
@@ -747,25 +767,27 @@ filt_set(struct filt_build *b, uint32_t bit)
 static void
 filt_prefix4(struct filt_build *b, uint32_t a, uint32_t len)
 {
+	const uint32_t L1 = b->route ? EGW_XDP_FILTR4_L1 : EGW_XDP_FILT4_L1;
+	const uint32_t C1 = L1 + EGW_XDP_FILTER_BITS, L2 = L1 + 2 * EGW_XDP_FILTER_BITS;
 	uint32_t n, i, first;
 
 	if (len >= 24) {
-		filt_set(b, EGW_XDP_FILT4_L1 + (a >> 16));
-		filt_set(b, EGW_XDP_FILT4_L2 + egw_xdp_fold24(a));
+		filt_set(b, L1 + (a >> 16));
+		filt_set(b, L2 + egw_xdp_fold24(a));
 	} else if (len >= 16) {
 		/* its /24s, at most 256, each have their bit */
-		filt_set(b, EGW_XDP_FILT4_L1 + (a >> 16));
+		filt_set(b, L1 + (a >> 16));
 		n = 1u << (24 - len);
 		first = (a >> 8) & ~(n - 1);
 		for (i = 0; i < n; i++)
-			filt_set(b, EGW_XDP_FILT4_L2 + egw_xdp_fold24((first + i) << 8));
+			filt_set(b, L2 + egw_xdp_fold24((first + i) << 8));
 	} else {
 		/* its /16s are looked up whole */
 		n = 1u << (16 - len);
 		first = (a >> 16) & ~(n - 1);
 		for (i = 0; i < n; i++) {
-			filt_set(b, EGW_XDP_FILT4_L1 + first + i);
-			filt_set(b, EGW_XDP_FILT4_C1 + first + i);
+			filt_set(b, L1 + first + i);
+			filt_set(b, C1 + first + i);
 		}
 	}
 }
@@ -774,16 +796,22 @@ filt_prefix4(struct filt_build *b, uint32_t a, uint32_t len)
 static void
 filt_prefix6(struct filt_build *b, const uint8_t *a, uint32_t len)
 {
+	const uint32_t L1 = b->route ? EGW_XDP_FILTR6_L1 : EGW_XDP_FILT6_L1;
+	const uint32_t C1 = L1 + EGW_XDP_FILTER_BITS, L2 = L1 + 2 * EGW_XDP_FILTER_BITS;
 	uint8_t x[16];
 	uint32_t n, i, first;
 
 	if (len < 32) {
-		b->ok6 = false; /* spans /32s the fold cannot list */
+		/* spans /32s the fold cannot list */
+		if (b->route)
+			b->ok6r = false;
+		else
+			b->ok6 = false;
 		return;
 	}
-	filt_set(b, EGW_XDP_FILT6_L1 + egw_xdp_fold32(a));
+	filt_set(b, L1 + egw_xdp_fold32(a));
 	if (len >= 48) {
-		filt_set(b, EGW_XDP_FILT6_L2 + egw_xdp_fold48(a));
+		filt_set(b, L2 + egw_xdp_fold48(a));
 	} else if (len >= 40) {
 		/* its /48s, at most 256 */
 		memcpy(x, a, 16);
@@ -792,10 +820,10 @@ filt_prefix6(struct filt_build *b, const uint8_t *a, uint32_t len)
 		for (i = 0; i < n; i++) {
 			x[4] = (uint8_t)((first + i) >> 8);
 			x[5] = (uint8_t)(first + i);
-			filt_set(b, EGW_XDP_FILT6_L2 + egw_xdp_fold48(x));
+			filt_set(b, L2 + egw_xdp_fold48(x));
 		}
 	} else {
-		filt_set(b, EGW_XDP_FILT6_C1 + egw_xdp_fold32(a));
+		filt_set(b, C1 + egw_xdp_fold32(a));
 	}
 }
 
@@ -870,35 +898,41 @@ rebuild_filter(struct xdp_port *p)
 
 	memset(&b, 0, sizeof(b));
 	b.ok6 = true;
+	b.ok6r = true;
 	rc |= walk_keys(p, M_ESP4, filt_addr4, &b);
 	rc |= walk_keys(p, M_OWN4, filt_own4, &b);
 	rc |= walk_keys(p, M_POOL4, filt_pool4, &b);
-	rc |= walk_keys(p, M_ROUTE4, filt_pool4, &b);
 	rc |= walk_keys(p, M_ESP6, filt_addr6, &b);
 	rc |= walk_keys(p, M_OWN6, filt_own6, &b);
 	rc |= walk_keys(p, M_POOL6, filt_pool6, &b);
-	rc |= walk_keys(p, M_ROUTE6, filt_pool6, &b);
 	rc |= walk_keys(p, M_FLOWS, filt_flow, &b);
+	b.route = true;
+	rc |= walk_keys(p, M_ROUTE4, filt_pool4, &b);
+	rc |= walk_keys(p, M_ROUTE6, filt_pool6, &b);
 	if (rc != 0) {
 		/* not knowing every key: look up everything */
-		p->flags &= ~(EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 | EGW_XDP_F_FILTP);
+		p->flags &= ~FILT_ALL;
 		return p->flags != old ? write_cfg(p) : 0;
 	}
 	for (i = 0; i < EGW_XDP_FILTER_MAPS * EGW_XDP_FILTER_WORDS; i++) {
 		if (b.w[i] == p->filt[i])
 			continue;
 		if (bpf_map_update_elem(p->fd[M_FILTER], &i, &b.w[i], BPF_ANY) != 0) {
-			p->flags &= ~(EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 | EGW_XDP_F_FILTP);
+			p->flags &= ~FILT_ALL;
 			write_cfg(p);
 			return -errno;
 		}
 		p->filt[i] = b.w[i];
 	}
-	p->flags |= EGW_XDP_F_FILT4 | EGW_XDP_F_FILTP;
+	p->flags |= EGW_XDP_F_FILT4 | EGW_XDP_F_FILTP | EGW_XDP_F_FILTR4;
 	if (b.ok6)
 		p->flags |= EGW_XDP_F_FILT6;
 	else
 		p->flags &= ~EGW_XDP_F_FILT6;
+	if (b.ok6r)
+		p->flags |= EGW_XDP_F_FILTR6;
+	else
+		p->flags &= ~EGW_XDP_F_FILTR6;
 	return p->flags != old ? write_cfg(p) : 0;
 }
 
@@ -1155,8 +1189,8 @@ egw_xdp_show(FILE *f)
 				   "known (see the warning at start)\n");
 		if (p->mode == XDP_ATTACHED_SKB)
 			fprintf(f, "  generic mode: every frame gets an skb before the program "
-				   "runs and AF_XDP copies it; native XDP is several times "
-				   "faster\n");
+				   "runs and AF_XDP copies each of edgegw's (the cost: "
+				   "docs/afxdp.md)\n");
 		fprintf(f, "  maps%s%s:\n", p->pin[0] ? " pinned under " : " (not pinned)", p->pin);
 		for (m = 0; m < M_MAX; m++) {
 			if (m == M_XSKS)
@@ -1166,12 +1200,21 @@ egw_xdp_show(FILE *f)
 				fprintf(f, "    %-10s flags 0x%02x\n", map_names[m], p->flags);
 			else if (m == M_FILTER)
 				fprintf(f,
-					"    %-10s pre-check of IPv4 /16s, IPv6 /32s, UDP "
-					"ports%s\n",
+					"    %-10s pre-check of IPv4 /16s, IPv6 /32s, UDP ports, "
+					"and "
+					"of the routes apart%s%s\n",
 					map_names[m],
 					(p->flags & EGW_XDP_F_FILT6) ? ""
 								     : " (IPv6 part off: a pool "
-								       "shorter than /32)");
+								       "shorter than /32)",
+					(p->flags & EGW_XDP_F_FILTR6) ? ""
+								      : " (IPv6 route part off: a "
+									"route shorter than /32)");
+			else if (m == M_KERNQ)
+				fprintf(f,
+					"    %-10s the kernel's addresses while at most %u of a "
+					"family\n",
+					map_names[m], EGW_XDP_KERNQ);
 			else if (m == M_STATS)
 				fprintf(f, "    %-10s %u classes per CPU\n", map_names[m],
 					p->max[m]);

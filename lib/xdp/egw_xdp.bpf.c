@@ -133,6 +133,14 @@ struct {
 	__type(value, __u32);
 } egw_kern6 SEC(".maps");
 
+/* the same while they are few: compares instead of a hash lookup */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct egw_xdp_kernq);
+} egw_kernq SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGW_XDP_MAX_ADDRS);
@@ -233,31 +241,45 @@ bit_set(__u32 bit)
 	return w != NULL && ((*w >> (bit & 63)) & 1);
 }
 
-/* the pre-check: 0 if no map can hold this address (egw_xdp_abi.h) */
+/* the pre-check: 0 if no map of a part can hold this address
+ * (egw_xdp_abi.h); base is the part's L1, C1 and L2 follow it */
 static __always_inline int
-filter4(const struct frame *f, __be32 be)
+filter4_at(const struct frame *f, __be32 be, __u32 flag, __u32 base)
 {
 	__u32 a = bpf_ntohl(be);
 
-	if (!(f->flags & EGW_XDP_F_FILT4))
+	if (!(f->flags & flag))
 		return 1;
-	if (!bit_set(EGW_XDP_FILT4_L1 + (a >> 16)))
+	if (!bit_set(base + (a >> 16)))
 		return 0;
-	if (bit_set(EGW_XDP_FILT4_C1 + (a >> 16)))
+	if (bit_set(base + EGW_XDP_FILTER_BITS + (a >> 16)))
 		return 1;
-	return bit_set(EGW_XDP_FILT4_L2 + egw_xdp_fold24(a));
+	return bit_set(base + 2 * EGW_XDP_FILTER_BITS + egw_xdp_fold24(a));
+}
+
+static __always_inline int
+filter6_at(const struct frame *f, const __u8 *a, __u32 flag, __u32 base)
+{
+	if (!(f->flags & flag))
+		return 1;
+	if (!bit_set(base + egw_xdp_fold32(a)))
+		return 0;
+	if (bit_set(base + EGW_XDP_FILTER_BITS + egw_xdp_fold32(a)))
+		return 1;
+	return bit_set(base + 2 * EGW_XDP_FILTER_BITS + egw_xdp_fold48(a));
+}
+
+/* every map but the route tries */
+static __always_inline int
+filter4(const struct frame *f, __be32 be)
+{
+	return filter4_at(f, be, EGW_XDP_F_FILT4, EGW_XDP_FILT4_L1);
 }
 
 static __always_inline int
 filter6(const struct frame *f, const __u8 *a)
 {
-	if (!(f->flags & EGW_XDP_F_FILT6))
-		return 1;
-	if (!bit_set(EGW_XDP_FILT6_L1 + egw_xdp_fold32(a)))
-		return 0;
-	if (bit_set(EGW_XDP_FILT6_C1 + egw_xdp_fold32(a)))
-		return 1;
-	return bit_set(EGW_XDP_FILT6_L2 + egw_xdp_fold48(a));
+	return filter6_at(f, a, EGW_XDP_F_FILT6, EGW_XDP_FILT6_L1);
 }
 
 static __always_inline int
@@ -336,6 +358,44 @@ udp_is_esp(const struct frame *f, void *l4, __u8 ipv, const void *dst, __u32 ale
  * must not take the kernel's ssh, BGP or ping. 0/8, 127/8, 224/4 (multicast),
  * 240/4 and 255.255.255.255 are never routed here.
  */
+/* 1 if a is one of the kernel's addresses */
+static __always_inline int
+kern4(__be32 a)
+{
+	struct egw_xdp_kernq *q;
+	__u32 k0 = 0, i;
+
+	q = bpf_map_lookup_elem(&egw_kernq, &k0);
+	if (q == NULL || q->n4 > EGW_XDP_KERNQ)
+		return bpf_map_lookup_elem(&egw_kern4, &a) != NULL;
+	/* a bounded loop (the verifier follows it), not unrolled */
+	for (i = 0; i < EGW_XDP_KERNQ && i < q->n4; i++)
+		if (q->a4[i] == a)
+			return 1;
+	return 0;
+}
+
+static __always_inline int
+kern6(const struct egw_xdp_in6 *a)
+{
+	struct egw_xdp_kernq *q;
+	__u32 k0 = 0, i;
+	__u64 hi, lo, qh, ql;
+
+	q = bpf_map_lookup_elem(&egw_kernq, &k0);
+	if (q == NULL || q->n6 > EGW_XDP_KERNQ)
+		return bpf_map_lookup_elem(&egw_kern6, a) != NULL;
+	__builtin_memcpy(&hi, a->a, 8);
+	__builtin_memcpy(&lo, a->a + 8, 8);
+	for (i = 0; i < EGW_XDP_KERNQ && i < q->n6; i++) {
+		__builtin_memcpy(&qh, q->a6[i].a, 8);
+		__builtin_memcpy(&ql, q->a6[i].a + 8, 8);
+		if (qh == hi && ql == lo)
+			return 1;
+	}
+	return 0;
+}
+
 static __always_inline int
 route4(const struct frame *f, __be32 dst)
 {
@@ -346,10 +406,14 @@ route4(const struct frame *f, __be32 dst)
 		return 0;
 	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 28) >= 0xe)
 		return 0;
-	__builtin_memcpy(k.a, &dst, 4);
-	if (bpf_map_lookup_elem(&egw_route4, &k) == NULL)
+	if (!filter4_at(f, dst, EGW_XDP_F_FILTR4, EGW_XDP_FILTR4_L1))
 		return 0;
-	return bpf_map_lookup_elem(&egw_kern4, &dst) == NULL;
+	/* the kernel's addresses first: under a default route they are most
+	 * of what gets here, and leave after a few compares */
+	if (kern4(dst))
+		return 0;
+	__builtin_memcpy(k.a, &dst, 4);
+	return bpf_map_lookup_elem(&egw_route4, &k) != NULL;
 }
 
 /* As route4 for IPv6: never multicast (ff00::/8), link-local (fe80::/10),
@@ -368,10 +432,12 @@ route6(const struct frame *f, const struct egw_xdp_in6 *dst)
 	__builtin_memcpy(&lo, dst->a + 8, 8);
 	if (hi == 0 && (lo == 0 || lo == bpf_cpu_to_be64(1)))
 		return 0;
-	__builtin_memcpy(k.a, dst->a, 16);
-	if (bpf_map_lookup_elem(&egw_route6, &k) == NULL)
+	if (!filter6_at(f, dst->a, EGW_XDP_F_FILTR6, EGW_XDP_FILTR6_L1))
 		return 0;
-	return bpf_map_lookup_elem(&egw_kern6, dst) == NULL;
+	if (kern6(dst))
+		return 0;
+	__builtin_memcpy(k.a, dst->a, 16);
+	return bpf_map_lookup_elem(&egw_route6, &k) != NULL;
 }
 
 static __always_inline int
@@ -404,7 +470,7 @@ ipv4(const struct frame *f, void *l3)
 	later = (ip->frag_off & bpf_htons(0x1fff)) != 0;
 
 	if (!filter4(f, dst))
-		goto udp_flows;
+		goto routes;
 	if ((f->flags & EGW_XDP_F_ESP4) &&
 	    (ip->protocol == IPPROTO_ESP_ || ip->protocol == IPPROTO_UDP) &&
 	    bpf_map_lookup_elem(&egw_esp4, &dst) != NULL) {
@@ -429,9 +495,9 @@ ipv4(const struct frame *f, void *l3)
 		return steer(f, EGW_XDP_CLS_RXTOK);
 	/* after the flows: a consumer's address inside a routed prefix is the
 	 * consumer's */
+routes:
 	if (route4(f, dst))
 		return steer(f, EGW_XDP_CLS_ROUTE);
-udp_flows:
 	if ((f->flags & EGW_XDP_F_FLOWS) && ip->protocol == IPPROTO_UDP && !later) {
 		struct udphdr *uh = l4;
 
@@ -510,7 +576,7 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 		}
 	}
 	if (!filter6(fp, dst.a))
-		goto udp_flows;
+		goto routes;
 	if ((f.flags & EGW_XDP_F_ESP6) && (in->nh == IPPROTO_ESP_ || in->nh == IPPROTO_UDP) &&
 	    bpf_map_lookup_elem(&egw_esp6, &dst) != NULL) {
 		if (in->nh == IPPROTO_ESP_ || in->later)
@@ -532,9 +598,9 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 	}
 	if (flow_dst(fp, EGW_XDP_FLOW_DST6, dst.a, 16))
 		return steer(fp, EGW_XDP_CLS_RXTOK);
+routes:
 	if (route6(fp, &dst))
 		return steer(fp, EGW_XDP_CLS_ROUTE);
-udp_flows:
 	if ((f.flags & EGW_XDP_F_FLOWS) && in->nh == IPPROTO_UDP && !in->later) {
 		struct udphdr *uh = p;
 
@@ -590,10 +656,17 @@ ipv6(const struct frame *f, void *l3)
 	    nh == IPPROTO_FRAGMENT || nh == IPPROTO_AH)
 		return to_kernel(f, EGW_XDP_CLS_KERNEL);
 	/* the kernel's frames leave here, before the call: only ND (its
-	 * target counts) and UDP (a flow's port) need a look past a miss */
+	 * target counts) and UDP (a flow's port) need a look past a miss, and
+	 * a route's prefix is checked here */
 	if (nh != IPPROTO_ICMPV6_ && !(nh == IPPROTO_UDP && (f->flags & EGW_XDP_F_FLOWS)) &&
-	    !filter6(f, (const __u8 *)&ip6->daddr))
+	    !filter6(f, (const __u8 *)&ip6->daddr)) {
+		struct egw_xdp_in6 d;
+
+		__builtin_memcpy(d.a, &ip6->daddr, 16);
+		if (route6(f, &d))
+			return steer(f, EGW_XDP_CLS_ROUTE);
 		return to_kernel(f, EGW_XDP_CLS_KERNEL);
+	}
 	__builtin_memcpy(in.dst.a, &ip6->daddr, 16);
 	in.off = (__u32)(p - (void *)(long)f->ctx->data);
 	in.flags = f->flags;

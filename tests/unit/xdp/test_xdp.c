@@ -798,6 +798,24 @@ table(void)
 	expect("IPv6 TCP just outside a routed prefix", &f, EGW_XDP_CLS_KERNEL);
 }
 
+/* egw_kernq with n IPv4 addresses (a: n of them, or none) and no IPv6 */
+static void
+set_kernq(struct bpf_object *obj, uint32_t n, const uint32_t *a)
+{
+	struct egw_xdp_kernq q;
+	uint32_t k = 0, i;
+
+	memset(&q, 0, sizeof(q));
+	q.n4 = n;
+	q.n6 = EGW_XDP_KERNQ + 1;
+	for (i = 0; a != NULL && i < n && i < EGW_XDP_KERNQ; i++)
+		q.a4[i] = a[i];
+	if (bpf_map_update_elem(map_fd(obj, "egw_kernq"), &k, &q, BPF_ANY) != 0) {
+		fprintf(stderr, "egw_kernq: %s\n", strerror(errno));
+		exit(1);
+	}
+}
+
 /* Maps as the control side fills them for the table above. */
 static void
 populate(struct bpf_object *obj)
@@ -837,6 +855,8 @@ populate(struct bpf_object *obj)
 	add(map_fd(obj, "egw_route4"), &l4);
 	a4 = htonl(ip4("172.16.0.1"));
 	add(map_fd(obj, "egw_kern4"), &a4);
+	/* more kernel addresses than egw_kernq holds: egw_kern4 decides */
+	set_kernq(obj, EGW_XDP_KERNQ + 1, NULL);
 	l6.prefixlen = 40;
 	ip6(l6.a, "2001:db8:500::");
 	add(map_fd(obj, "egw_route6"), &l6);
@@ -1074,7 +1094,8 @@ tcp6_to(struct frame *f, const char *dst)
 static void
 api_phase(const char *obj_path, unsigned long iters)
 {
-	static const uint32_t filt = EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 | EGW_XDP_F_FILTP;
+	static const uint32_t filt = EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 | EGW_XDP_F_FILTP |
+				     EGW_XDP_F_FILTR4 | EGW_XDP_F_FILTR6;
 	struct egw_xdp_counter cnt[EGW_XDP_CLS_MAX];
 	uint64_t direct[EGW_XDP_CLS_MAX];
 	char err[256] = "", path[256];
@@ -1182,6 +1203,9 @@ api_phase(const char *obj_path, unsigned long iters)
 	 * broadcast, multicast, loopback and link-local */
 	api_route(AF_INET, "0.0.0.0", 0, true);
 	api_route(AF_INET6, "::", 0, true);
+	CHECK((cfg_flags() & (EGW_XDP_F_FILT6 | EGW_XDP_F_FILTR6)) == EGW_XDP_F_FILT6,
+	      "a default IPv6 route turns off the route part of the IPv6 pre-check only: 0x%x",
+	      cfg_flags());
 	tcp4_to(&f, "8.8.8.8");
 	expect("TCP to 8.8.8.8, a default route", &f, EGW_XDP_CLS_ROUTE);
 	tcp4_to(&f, "172.16.0.1");
@@ -1418,6 +1442,24 @@ main(int argc, char **argv)
 
 	set_flags(EGW_XDP_F_ALL);
 	table();
+
+	/* the kernel's addresses while they are few: egw_kernq alone decides */
+	{
+		uint32_t k[2] = {htonl(ip4("10.1.1.1")), htonl(ip4("172.16.0.1"))};
+		struct frame f;
+
+		set_kernq(obj, 2, k);
+		tcp4(&f, "172.16.0.1");
+		expect("TCP to the kernel's address in egw_kernq, inside a route", &f,
+		       EGW_XDP_CLS_KERNEL);
+		tcp4(&f, "172.16.5.5");
+		expect("TCP to a routed prefix, egw_kernq in use", &f, EGW_XDP_CLS_ROUTE);
+		set_kernq(obj, 0, NULL);
+		tcp4(&f, "172.16.0.1");
+		expect("TCP to an address only egw_kern4 has, egw_kernq in use (empty)", &f,
+		       EGW_XDP_CLS_ROUTE);
+		set_kernq(obj, EGW_XDP_KERNQ + 1, NULL);
+	}
 
 	/* an uplink: PPPoE is the kernel's, the rest as before */
 	set_flags(EGW_XDP_F_ESP4 | EGW_XDP_F_OWN4 | EGW_XDP_F_POOL4);
