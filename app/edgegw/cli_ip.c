@@ -165,14 +165,9 @@ address(struct ip_args *a)
 	rc = add ? egw_ip_addr_add(port, vlan, &ad, len) : egw_ip_addr_del(port, vlan, &ad, len);
 	/* the steering map next: refused (full), the address goes again and
 	 * nothing has changed but a gratuitous ARP or NA sent */
-	if (rc == 0 && egw_xdp_hook_addr(port, vlan, &ad, add, err, sizeof(err)) < 0) {
-		if (add) {
-			egw_ip_addr_del(port, vlan, &ad, len);
-			egw_cli_fail("ip address add %s: %s: the address was not added", a->w[2],
-				     err);
-		} else {
-			egw_cli_fail("ip address del %s: deleted, but %s", a->w[2], err);
-		}
+	if (rc == 0 && add && egw_xdp_hook_addr(port, vlan, &ad, true, err, sizeof(err)) < 0) {
+		egw_ip_addr_del(port, vlan, &ad, len);
+		egw_cli_fail("ip address add %s: %s: the address was not added", a->w[2], err);
 		return;
 	}
 	if (rc == 0 && vlan == 0)
@@ -180,6 +175,11 @@ address(struct ip_args *a)
 	/* ESP to an address of edgegw's is edgegw's to decrypt (transport mode) */
 	if (rc == 0)
 		egw_esp_stage_local_addr(&ad, add);
+	/* a deletion completes; a map entry that cannot follow is reported */
+	if (rc == 0 && !add && egw_xdp_hook_addr(port, vlan, &ad, false, err, sizeof(err)) < 0) {
+		egw_cli_fail("ip address del %s: deleted, but %s", a->w[2], err);
+		return;
+	}
 	if (rc == -EINVAL)
 		egw_cli_fail("ip address %s %s port %u: not a unicast address, a link-local one "
 			     "(edgegw makes its own), or port %u is an access port",
