@@ -203,8 +203,9 @@ def main():
         return statistics.median(v) if v else 0.0
 
     def ratios(name, i):
+        # a run that failed (0) is left out, not counted as a ratio of 0
         return [p[name][i] / p["none"][i] for p in per
-                if name in p and "none" in p and p["none"][i] > 0]
+                if name in p and "none" in p and p["none"][i] > 0 and p[name][i] > 0]
 
     print("kernel-bound traffic into a veth with an XDP program on its receiving end: UDP "
           "64 B, best and median of %d runs of %d frames; TCP median of %d runs of %d s "
