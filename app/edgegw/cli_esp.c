@@ -477,9 +477,18 @@ sa_add(struct esp_args *a)
 			     err[0] ? err : strerror(-rc));
 		goto out;
 	}
+	/* steered to edgegw on a NIC shared with the kernel: refused (map
+	 * full), the SA goes again */
+	if (egw_xdp_hook_esp_sa(&c, true, err, sizeof(err)) < 0) {
+		char e2[256];
+
+		egw_esp_sa_del(c.spi, c.dir, e2, sizeof(e2));
+		egw_cli_fail("esp sa add 0x%08" PRIx32 " %s: %s: the SA was not added", c.spi,
+			     dir_name(c.dir), err);
+		goto out;
+	}
 	printf("esp: SA 0x%08" PRIx32 " %s added (%s, %s)\n", c.spi, dir_name(c.dir),
 	       c.mode == EGW_ESP_MODE_TUNNEL ? "tunnel" : "transport", egw_esp_aead_name(c.aead));
-	egw_xdp_hook_esp_sa(&c, true);
 out:
 	explicit_bzero(&c, sizeof(c));
 }
@@ -523,8 +532,11 @@ sa_del(struct esp_args *a)
 	if (egw_esp_sa_info(spi, dir, &info) != 0)
 		info.conf.dir = EGW_ESP_DIR_OUT; /* not there: nothing to unsteer */
 	rc = egw_esp_sa_del(spi, dir, err, sizeof(err));
-	if (rc == 0)
-		egw_xdp_hook_esp_sa(&info.conf, false);
+	if (rc == 0 && egw_xdp_hook_esp_sa(&info.conf, false, err, sizeof(err)) < 0) {
+		egw_cli_fail("esp sa del 0x%08" PRIx32 " %s: deleted, but %s", spi, dir_name(dir),
+			     err);
+		return;
+	}
 	if (rc == -ENOENT) {
 		egw_cli_fail("esp sa del: no %s SA with SPI 0x%08" PRIx32, dir_name(dir), spi);
 		return;

@@ -147,7 +147,7 @@ address(struct ip_args *a)
 {
 	struct egw_ip_addr ad;
 	uint16_t port, vlan;
-	char err[160];
+	char err[256];
 	uint8_t len;
 	bool add;
 	int rc;
@@ -163,13 +163,23 @@ address(struct ip_args *a)
 		return;
 	}
 	rc = add ? egw_ip_addr_add(port, vlan, &ad, len) : egw_ip_addr_del(port, vlan, &ad, len);
+	/* the steering map next: refused (full), the address goes again and
+	 * nothing has changed but a gratuitous ARP or NA sent */
+	if (rc == 0 && add && egw_xdp_hook_addr(port, vlan, &ad, true, err, sizeof(err)) < 0) {
+		egw_ip_addr_del(port, vlan, &ad, len);
+		egw_cli_fail("ip address add %s: %s: the address was not added", a->w[2], err);
+		return;
+	}
 	if (rc == 0 && vlan == 0)
 		egw_exception_addr(port, &ad, len, add);
 	/* ESP to an address of edgegw's is edgegw's to decrypt (transport mode) */
 	if (rc == 0)
 		egw_esp_stage_local_addr(&ad, add);
-	if (rc == 0)
-		egw_xdp_hook_addr(&ad, add);
+	/* a deletion completes; a map entry that cannot follow is reported */
+	if (rc == 0 && !add && egw_xdp_hook_addr(port, vlan, &ad, false, err, sizeof(err)) < 0) {
+		egw_cli_fail("ip address del %s: deleted, but %s", a->w[2], err);
+		return;
+	}
 	if (rc == -EINVAL)
 		egw_cli_fail("ip address %s %s port %u: not a unicast address, a link-local one "
 			     "(edgegw makes its own), or port %u is an access port",
@@ -192,7 +202,7 @@ route_add_words(const struct egw_ip_addr *pfx, uint8_t len, char **w, int n, cha
 	struct egw_ip_path paths[EGW_IP_ECMP_MAX];
 	enum egw_ip_route_type type;
 	unsigned int np = 0;
-	int i = 0;
+	int i = 0, rc;
 
 	if (n == 1 && strcmp(w[0], "blackhole") == 0) {
 		type = EGW_IP_RT_BLACKHOLE;
@@ -235,7 +245,31 @@ route_add_words(const struct egw_ip_addr *pfx, uint8_t len, char **w, int n, cha
 			 "unreachable");
 		return -EINVAL;
 	}
-	return egw_ip_route_add(pfx, len, type, paths, np, err, errlen);
+	rc = egw_ip_route_add(pfx, len, type, paths, np, err, errlen);
+	if (rc < 0)
+		return rc;
+	/* steered to edgegw on a NIC shared with the kernel: refused (map
+	 * full), the route goes again */
+	rc = egw_xdp_hook_route(pfx, len, true, err, errlen);
+	if (rc < 0) {
+		size_t l = strlen(err);
+
+		egw_ip_route_del(pfx, len);
+		snprintf(err + l, errlen - l, ": the route was not added");
+		return rc;
+	}
+	return 0;
+}
+
+/* Delete a route and its steering entry. */
+static int
+route_del(const struct egw_ip_addr *pfx, uint8_t len, char *err, size_t errlen)
+{
+	int rc = egw_ip_route_del(pfx, len);
+
+	if (rc < 0)
+		return rc;
+	return egw_xdp_hook_route(pfx, len, false, err, errlen);
 }
 
 static int
@@ -266,7 +300,7 @@ route_load(const char *path)
 		uint8_t len;
 	} *added = NULL;
 	size_t nadded = 0, cap = 0;
-	char line[1024], err[200];
+	char line[1024], err[256];
 	unsigned int lineno = 0;
 	FILE *f = fopen(path, "r");
 
@@ -274,6 +308,8 @@ route_load(const char *path)
 		egw_cli_fail("ip route load %s: %s", path, strerror(errno));
 		return;
 	}
+	/* the steering pre-check is built once, at the end */
+	egw_xdp_hook_batch(true);
 	while (fgets(line, sizeof(line), f) != NULL) {
 		struct ip_args a;
 		struct egw_ip_addr pfx;
@@ -303,7 +339,7 @@ route_load(const char *path)
 			struct entry *x = realloc(added, nc * sizeof(*x));
 
 			if (x == NULL) {
-				egw_ip_route_del(&pfx, len);
+				route_del(&pfx, len, err, sizeof(err));
 				snprintf(err, sizeof(err), "out of memory");
 				goto bad;
 			}
@@ -316,14 +352,19 @@ route_load(const char *path)
 	}
 	fclose(f);
 	free(added);
+	egw_xdp_hook_batch(false);
 	printf("ip: %zu routes loaded from %s\n", nadded, path);
 	return;
 bad:
 	fclose(f);
 	/* changes nothing: the routes of the lines before go again */
-	while (nadded-- > 0)
-		egw_ip_route_del(&added[nadded].p, added[nadded].len);
+	while (nadded-- > 0) {
+		char e2[200];
+
+		route_del(&added[nadded].p, added[nadded].len, e2, sizeof(e2));
+	}
 	free(added);
+	egw_xdp_hook_batch(false);
 	egw_cli_fail("ip route load %s:%u: %s (no route of the file was added)", path, lineno, err);
 }
 
@@ -331,7 +372,7 @@ static void
 route(struct ip_args *a)
 {
 	struct egw_ip_addr pfx;
-	char err[200] = "";
+	char err[256] = "";
 	uint8_t len;
 	int rc;
 
@@ -350,8 +391,10 @@ route(struct ip_args *a)
 		return;
 	}
 	if (strcmp(a->w[1], "del") == 0) {
-		rc = egw_ip_route_del(&pfx, len);
-		if (rc < 0)
+		rc = route_del(&pfx, len, err, sizeof(err));
+		if (rc < 0 && err[0] != '\0')
+			egw_cli_fail("ip route del %s: deleted, but %s", a->w[2], err);
+		else if (rc < 0)
 			egw_cli_fail("ip route del %s: %s", a->w[2], errno_text(rc));
 		else
 			printf("ip: route %s deleted\n", a->w[2]);

@@ -175,8 +175,21 @@ pool(struct pppoe_args *a)
 	if (rc >= 0) {
 		if (!add)
 			egw_ip_cli_session_route(a->w[2], false, err, sizeof(err));
+		/* steered to edgegw on a NIC shared with the kernel: refused (map
+		 * full), the pool and its route go again */
+		if (egw_xdp_hook_pool(a->w[2], add, err, sizeof(err)) < 0) {
+			char e2[160];
+
+			if (!add) {
+				egw_cli_fail("pppoe pool del %s: deleted, but %s", a->w[2], err);
+				return;
+			}
+			egw_pppoe_pool_del(a->w[2], e2, sizeof(e2));
+			egw_ip_cli_session_route(a->w[2], false, e2, sizeof(e2));
+			egw_cli_fail("pppoe pool add %s: %s: the pool was not added", a->w[2], err);
+			return;
+		}
 		printf("pppoe: pool %s %s\n", a->w[2], add ? "added" : "deleted");
-		egw_xdp_hook_pool(a->w[2], add);
 		return;
 	}
 	if (add) {

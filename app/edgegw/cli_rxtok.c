@@ -435,6 +435,7 @@ consumer_add(struct rxt_args *a)
 {
 	struct egw_rxtok_consumer_conf conf = {0};
 	struct egw_rxtok_consumer *c;
+	char xerr[256];
 	uint64_t v;
 	int i;
 
@@ -565,7 +566,14 @@ consumer_add(struct rxt_args *a)
 					: "");
 		return;
 	}
-	egw_xdp_hook_rxtok(conf.name, &conf, true);
+	/* steered to edgegw on a NIC shared with the kernel: refused (map
+	 * full), the consumer goes again */
+	if (egw_xdp_hook_rxtok(conf.name, &conf, true, xerr, sizeof(xerr)) < 0) {
+		egw_rxtok_consumer_destroy(c);
+		egw_cli_fail("rxtokens consumer add %s: %s: the consumer was not added", conf.name,
+			     xerr);
+		return;
+	}
 	printf("rxtokens: consumer %s on region %s (%s)\n", conf.name, a->w[4],
 	       conf.external ? "external: attach with egw-rxtok-consumer" : "in-process, dump");
 }
@@ -574,6 +582,7 @@ static void
 consumer_del(struct rxt_args *a)
 {
 	struct egw_rxtok_consumer *c;
+	char xerr[256];
 
 	if (a->n != 3) {
 		egw_cli_fail("usage: rxtokens consumer del <name>");
@@ -585,7 +594,10 @@ consumer_del(struct rxt_args *a)
 		return;
 	}
 	egw_rxtok_consumer_destroy(c);
-	egw_xdp_hook_rxtok(a->w[2], NULL, false);
+	if (egw_xdp_hook_rxtok(a->w[2], NULL, false, xerr, sizeof(xerr)) < 0) {
+		egw_cli_fail("rxtokens consumer del %s: deleted, but %s", a->w[2], xerr);
+		return;
+	}
 	printf("rxtokens: consumer %s deleted, its tokens released\n", a->w[2]);
 }
 

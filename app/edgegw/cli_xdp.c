@@ -3,10 +3,10 @@
  * `show xdp` and edgegw's side of lib/xdp (control path): a port on
  * net_af_xdp with edgegw's steering program (xdp_prog=egw_xdp.bpf.o) is
  * checked before the PMD loads it and taken over once started; the command
- * hooks (addresses, ESP SAs, PPPoE pools, rxtokens consumers, port roles)
- * keep its maps in step. A hook that cannot update a map fails the command
- * with the map's message: the state is edgegw's, but its frames stay with
- * the kernel until that is fixed.
+ * hooks (port roles, addresses, routes, ESP SAs, PPPoE pools, rxtokens
+ * consumers) keep its maps in step. A hook that cannot update a map returns the map's message;
+ * the command then undoes what it changed and fails, so that edgegw's state
+ * and the maps agree.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -110,7 +110,7 @@ egw_xdp_port_started(uint16_t pid)
 		fprintf(stderr,
 			"warning: port %u (%s): the interface has no native XDP: generic (SKB) "
 			"mode, each frame gets an skb before the program runs and AF_XDP copies "
-			"it (a fraction of native throughput)\n",
+			"edgegw's (see docs/afxdp.md for the cost)\n",
 			pid, p->name);
 	return 0;
 }
@@ -121,13 +121,6 @@ egw_xdp_port_stopped(uint16_t pid)
 	egw_xdp_port_close(pid);
 }
 
-static void
-hook_done(int rc, const char *err)
-{
-	if (rc < 0)
-		egw_cli_fail("xdp: %s", err);
-}
-
 void
 egw_xdp_hook_role(uint16_t port, enum egw_port_role role)
 {
@@ -135,57 +128,82 @@ egw_xdp_hook_role(uint16_t port, enum egw_port_role role)
 
 	if (!egw_xdp_port_active(port))
 		return;
+	/* an ARRAY map of one entry: an update fails only without BPF */
 	rc = egw_xdp_set_access(port, role == EGW_ROLE_ACCESS);
 	if (rc < 0)
 		egw_cli_fail("xdp: port %u: egw_cfg: %s", port, strerror(-rc));
 }
 
-void
-egw_xdp_hook_addr(const struct egw_ip_addr *a, bool add)
+int
+egw_xdp_hook_addr(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a, bool add, char *err,
+		  size_t errlen)
 {
-	char err[256];
-
-	if (egw_xdp_any_active())
-		hook_done(egw_xdp_addr(EGW_XDP_ADDR_OWN, a->family, a->a, add, err, sizeof(err)),
-			  err);
+	if (!egw_xdp_any_active())
+		return 0;
+	return egw_xdp_own(port, vlan, a->family, a->a, add, err, errlen);
 }
 
-void
-egw_xdp_hook_esp_sa(const struct egw_esp_sa_conf *c, bool add)
+int
+egw_xdp_hook_route(const struct egw_ip_addr *pfx, uint8_t len, bool add, char *err, size_t errlen)
 {
-	char err[256];
+	if (!egw_xdp_any_active())
+		return 0;
+	return egw_xdp_route(pfx->family, pfx->a, len, add, err, errlen);
+}
+
+int
+egw_xdp_hook_batch(bool begin)
+{
+	return egw_xdp_batch(begin);
+}
+
+int
+egw_xdp_hook_esp_sa(const struct egw_esp_sa_conf *c, bool add, char *err, size_t errlen)
+{
+	uint16_t port;
+	int rc;
 
 	/* inbound tunnel SAs name the local tunnel address; transport SAs go
 	 * to edgegw's own addresses, steered whole */
 	if (!egw_xdp_any_active() || c->dir != EGW_ESP_DIR_IN || c->mode != EGW_ESP_MODE_TUNNEL ||
 	    c->tun_dst.family == 0)
-		return;
-	hook_done(egw_xdp_addr(EGW_XDP_ADDR_ESP, c->tun_dst.family, c->tun_dst.a, add, err,
-			       sizeof(err)),
-		  err);
+		return 0;
+	rc = egw_xdp_addr(EGW_XDP_ADDR_ESP, c->tun_dst.family, c->tun_dst.a, add, err, errlen);
+	port = c->natt_dport != 0 ? c->natt_dport : EGW_XDP_NATT_PORT;
+	if (rc < 0 || !c->natt || port == EGW_XDP_NATT_PORT)
+		return rc;
+	/* its own ESP-in-UDP port: both or neither */
+	rc = egw_xdp_natt(c->tun_dst.family, c->tun_dst.a, port, add, err, errlen);
+	if (rc < 0 && add) {
+		char e2[256];
+
+		egw_xdp_addr(EGW_XDP_ADDR_ESP, c->tun_dst.family, c->tun_dst.a, false, e2,
+			     sizeof(e2));
+	}
+	return rc;
 }
 
-void
-egw_xdp_hook_pool(const char *prefix, bool add)
+int
+egw_xdp_hook_pool(const char *prefix, bool add, char *err, size_t errlen)
 {
-	char buf[INET6_ADDRSTRLEN + 8], err[256], *slash;
+	char buf[INET6_ADDRSTRLEN + 8], *slash;
 	uint8_t a[16];
 	int family, len;
 
 	if (!egw_xdp_any_active())
-		return;
+		return 0;
 	snprintf(buf, sizeof(buf), "%s", prefix);
 	slash = strchr(buf, '/');
 	if (slash == NULL)
-		return;
+		return 0;
 	*slash = '\0';
 	len = atoi(slash + 1);
 	family = strchr(buf, ':') != NULL ? AF_INET6 : AF_INET;
 	if (inet_pton(family, buf, a) != 1) {
-		egw_cli_fail("xdp: pool %s: not a prefix", prefix);
-		return;
+		snprintf(err, errlen, "pool %s: not a prefix", prefix);
+		return -EINVAL;
 	}
-	hook_done(egw_xdp_pool(family, a, (uint8_t)len, add, err, sizeof(err)), err);
+	return egw_xdp_pool(family, a, (uint8_t)len, add, err, errlen);
 }
 
 /* consumers by name, with the key they added (their conf is not kept by
@@ -196,16 +214,16 @@ static struct {
 	struct egw_xdp_flow_key k;
 } flows[XDP_MAX_FLOWS];
 
-void
-egw_xdp_hook_rxtok(const char *name, const struct egw_rxtok_consumer_conf *c, bool add)
+int
+egw_xdp_hook_rxtok(const char *name, const struct egw_rxtok_consumer_conf *c, bool add, char *err,
+		   size_t errlen)
 {
 	struct egw_xdp_flow_key k;
-	char err[256];
 	unsigned int i, free_slot = XDP_MAX_FLOWS;
 	int rc;
 
 	if (!egw_xdp_any_active())
-		return;
+		return 0;
 	for (i = 0; i < XDP_MAX_FLOWS; i++) {
 		if (flows[i].name[0] != '\0' && strcmp(flows[i].name, name) == 0)
 			break;
@@ -214,10 +232,10 @@ egw_xdp_hook_rxtok(const char *name, const struct egw_rxtok_consumer_conf *c, bo
 	}
 	if (!add) {
 		if (i == XDP_MAX_FLOWS)
-			return;
-		hook_done(egw_xdp_flow(&flows[i].k, false, err, sizeof(err)), err);
+			return 0;
+		rc = egw_xdp_flow(&flows[i].k, false, err, errlen);
 		flows[i].name[0] = '\0';
-		return;
+		return rc;
 	}
 	memset(&k, 0, sizeof(k));
 	switch (c->match) {
@@ -233,18 +251,18 @@ egw_xdp_hook_rxtok(const char *name, const struct egw_rxtok_consumer_conf *c, bo
 		k.kind = EGW_XDP_FLOW_DST6;
 		memcpy(k.a, c->dst, 16);
 		break;
-	default: return; /* PPPoE sessions: steered with PPPoE on access ports */
+	default: return 0; /* PPPoE sessions: steered with PPPoE on access ports */
 	}
 	if (free_slot == XDP_MAX_FLOWS) {
-		egw_cli_fail("xdp: consumer %s: more than %u consumer flows", name, XDP_MAX_FLOWS);
-		return;
+		snprintf(err, errlen, "more than %u consumer flows", XDP_MAX_FLOWS);
+		return -E2BIG;
 	}
-	rc = egw_xdp_flow(&k, true, err, sizeof(err));
-	hook_done(rc, err);
+	rc = egw_xdp_flow(&k, true, err, errlen);
 	if (rc == 0) {
 		snprintf(flows[free_slot].name, sizeof(flows[free_slot].name), "%s", name);
 		flows[free_slot].k = k;
 	}
+	return rc;
 }
 
 /* ---- show xdp -------------------------------------------------------------- */

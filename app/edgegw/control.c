@@ -18,6 +18,7 @@
 
 #include "egw.h"
 #include "egw_rxtok.h"
+#include "egw_xdp.h"
 
 #define CTRL_BURST 32u
 /* Frames handled per poll over all rings (the timers and services run after) */
@@ -130,6 +131,10 @@ egw_control_poll(void)
 	 * timeouts and interim updates (stage_radius.c) */
 	if (egw.radius)
 		total += egw_radius_stage_service();
+	/* XDP: the kernel's address changes into the steering maps (routes
+	 * never take the kernel's addresses) */
+	if (egw_xdp_any_active())
+		total += egw_xdp_service();
 	rte_spinlock_unlock(&egw.ctrl_lock);
 	return total;
 }

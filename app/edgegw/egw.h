@@ -273,11 +273,18 @@ struct egw_rxtok_consumer_conf;
 int egw_xdp_port_preflight(uint16_t pid, const char *driver);
 int egw_xdp_port_started(uint16_t pid);
 void egw_xdp_port_stopped(uint16_t pid);
+/* The hooks return 0 or a negative errno with the map's message in err
+ * (nothing changed in the maps); the caller undoes its own change. */
 void egw_xdp_hook_role(uint16_t port, enum egw_port_role role);
-void egw_xdp_hook_addr(const struct egw_ip_addr *a, bool add);
-void egw_xdp_hook_esp_sa(const struct egw_esp_sa_conf *c, bool add);
-void egw_xdp_hook_pool(const char *prefix, bool add);
-void egw_xdp_hook_rxtok(const char *name, const struct egw_rxtok_consumer_conf *c, bool add);
+int egw_xdp_hook_addr(uint16_t port, uint16_t vlan, const struct egw_ip_addr *a, bool add,
+		      char *err, size_t errlen);
+int egw_xdp_hook_route(const struct egw_ip_addr *pfx, uint8_t len, bool add, char *err,
+		       size_t errlen);
+int egw_xdp_hook_batch(bool begin);
+int egw_xdp_hook_esp_sa(const struct egw_esp_sa_conf *c, bool add, char *err, size_t errlen);
+int egw_xdp_hook_pool(const char *prefix, bool add, char *err, size_t errlen);
+int egw_xdp_hook_rxtok(const char *name, const struct egw_rxtok_consumer_conf *c, bool add,
+		       char *err, size_t errlen);
 
 /* ports.c */
 int egw_ports_init(void);

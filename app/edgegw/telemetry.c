@@ -12,6 +12,10 @@
  *                        ARP/ND counters, route counts, neighbours
  *   /edgegw/rxtokens     rxtokens consumers: state, tokens, returns,
  *                        rejections, credentials, drops by reason
+ *   /edgegw/xdp          ports with edgegw's XDP steering program: what
+ *                        `show xdp` and --stats-json give, one dict per
+ *                        port (classes and maps flattened: DPDK's
+ *                        telemetry nests one level)
  *   /edgegw/pppoe/sessions[,<first-id>]
  *                        up to TEL_SESSIONS sessions from that id on, and
  *                        the id to ask for next (0: no more)
@@ -25,6 +29,7 @@
 #include <rte_telemetry.h>
 
 #include "egw_rxtok.h"
+#include "egw_xdp.h"
 #include "fwd.h"
 
 static void
@@ -386,6 +391,48 @@ tel_rxtokens(const char *cmd __rte_unused, const char *params __rte_unused, stru
 	return rc;
 }
 
+static int
+tel_xdp(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	struct egw_xdp_port_info in;
+	char key[64];
+	unsigned int pid, k;
+
+	rte_tel_data_start_dict(d);
+	/* lib/xdp has one caller at a time: the control path's lock */
+	rte_spinlock_lock(&egw.ctrl_lock);
+	for (pid = 0; pid < EGW_XDP_MAX_PORTS; pid++) {
+		struct rte_tel_data *p;
+
+		if (egw_xdp_port_info((uint16_t)pid, &in) < 0)
+			continue;
+		p = rte_tel_data_alloc();
+		if (p == NULL)
+			break;
+		rte_tel_data_start_dict(p);
+		rte_tel_data_add_dict_u64(p, "port", pid);
+		rte_tel_data_add_dict_string(p, "ifname", in.ifname);
+		rte_tel_data_add_dict_u64(p, "prog_id", in.prog_id);
+		rte_tel_data_add_dict_string(p, "mode", in.mode);
+		rte_tel_data_add_dict_u64(p, "flags", in.flags);
+		rte_tel_data_add_dict_u64(p, "kernel_addrs_known", in.kernel_addrs_known);
+		for (k = 0; k < EGW_XDP_CLS_MAX; k++) {
+			snprintf(key, sizeof(key), "%s_packets", egw_xdp_class_name(k));
+			rte_tel_data_add_dict_u64(p, key, in.cls[k].packets);
+			snprintf(key, sizeof(key), "%s_bytes", egw_xdp_class_name(k));
+			rte_tel_data_add_dict_u64(p, key, in.cls[k].bytes);
+		}
+		for (k = 0; k < in.n_maps; k++) {
+			snprintf(key, sizeof(key), "%s_entries", in.maps[k].name);
+			rte_tel_data_add_dict_u64(p, key, in.maps[k].entries);
+		}
+		snprintf(key, sizeof(key), "port%u", pid);
+		rte_tel_data_add_dict_container(d, key, p, 0);
+	}
+	rte_spinlock_unlock(&egw.ctrl_lock);
+	return 0;
+}
+
 int
 egw_telemetry_init(void)
 {
@@ -417,6 +464,10 @@ egw_telemetry_init(void)
 		"/edgegw/rxtokens", tel_rxtokens,
 		"rxtokens consumers: state, tokens, returns, rejections, credentials, drops by "
 		"reason. Takes no parameters");
+	rc |= rte_telemetry_register_cmd(
+		"/edgegw/xdp", tel_xdp,
+		"XDP steering programs: program id, mode, frames and bytes by class, map entries, "
+		"per port. Takes no parameters");
 	rc |= rte_telemetry_register_cmd(
 		"/edgegw/pppoe/sessions", tel_pppoe_sessions,
 		"PPPoE sessions by id, 24 at most, and the id to ask for next (0: no more). "

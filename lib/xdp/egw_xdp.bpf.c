@@ -8,10 +8,12 @@
  * state (lib/xdp/ctl.c); this program only reads them.
  *
  * edgegw's frames: PPPoE discovery and session on access ports; ESP and ESP
- * in UDP (port 4500, not IKE or keepalives) to tunnel addresses; IP to
- * edgegw's own addresses (addresses configured in edgegw, which the kernel
- * does not have) with the ARP and ND that resolve them; IP to subscriber
- * pools; flows of rxtokens consumers. Headers are read only after checking
+ * in UDP (port 4500 or an SA's own port, not IKE or keepalives) to tunnel
+ * addresses; IP to edgegw's own addresses (addresses configured in edgegw,
+ * which the kernel does not have) on their VLAN, with the ARP and ND that
+ * resolve them; IP to subscriber pools; IP to prefixes of edgegw's routes,
+ * unless the destination is one of the kernel's own addresses or not
+ * unicast; flows of rxtokens consumers. Headers are read only after checking
  * they are inside the frame; a frame too short for what it claims goes to
  * the kernel (counted as malformed), which drops it.
  */
@@ -65,14 +67,14 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGW_XDP_MAX_ADDRS);
-	__type(key, __be32);
+	__type(key, struct egw_xdp_own4);
 	__type(value, __u32);
 } egw_own4 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGW_XDP_MAX_ADDRS);
-	__type(key, struct egw_xdp_in6);
+	__type(key, struct egw_xdp_own6);
 	__type(value, __u32);
 } egw_own6 SEC(".maps");
 
@@ -98,6 +100,53 @@ struct {
 	__type(key, struct egw_xdp_flow_key);
 	__type(value, __u32);
 } egw_flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, EGW_XDP_MAX_ROUTES4);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct egw_xdp_lpm4);
+	__type(value, __u32);
+} egw_route4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, EGW_XDP_MAX_ROUTES6);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct egw_xdp_lpm6);
+	__type(value, __u32);
+} egw_route6 SEC(".maps");
+
+/* the kernel's own addresses (lib/xdp keeps them in step with the
+ * kernel's): a route never takes a frame to one of them */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EGW_XDP_MAX_KERN);
+	__type(key, __be32);
+	__type(value, __u32);
+} egw_kern4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EGW_XDP_MAX_KERN);
+	__type(key, struct egw_xdp_in6);
+	__type(value, __u32);
+} egw_kern6 SEC(".maps");
+
+/* the same while they are few: compares instead of a hash lookup */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct egw_xdp_kernq);
+} egw_kernq SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EGW_XDP_MAX_ADDRS);
+	__type(key, struct egw_xdp_natt_key);
+	__type(value, __u32);
+} egw_natt SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -147,6 +196,7 @@ struct frame {
 	void *end;
 	__u64 len;
 	__u32 flags;
+	__u16 vlan; /* 0 untagged, the only tag's id, or EGW_XDP_VLAN_QINQ */
 };
 
 static __always_inline void
@@ -191,31 +241,45 @@ bit_set(__u32 bit)
 	return w != NULL && ((*w >> (bit & 63)) & 1);
 }
 
-/* the pre-check: 0 if no map can hold this address (egw_xdp_abi.h) */
+/* the pre-check: 0 if no map of a part can hold this address
+ * (egw_xdp_abi.h); base is the part's L1, C1 and L2 follow it */
 static __always_inline int
-filter4(const struct frame *f, __be32 be)
+filter4_at(const struct frame *f, __be32 be, __u32 flag, __u32 base)
 {
 	__u32 a = bpf_ntohl(be);
 
-	if (!(f->flags & EGW_XDP_F_FILT4))
+	if (!(f->flags & flag))
 		return 1;
-	if (!bit_set(EGW_XDP_FILT4_L1 + (a >> 16)))
+	if (!bit_set(base + (a >> 16)))
 		return 0;
-	if (bit_set(EGW_XDP_FILT4_C1 + (a >> 16)))
+	if (bit_set(base + EGW_XDP_FILTER_BITS + (a >> 16)))
 		return 1;
-	return bit_set(EGW_XDP_FILT4_L2 + egw_xdp_fold24(a));
+	return bit_set(base + 2 * EGW_XDP_FILTER_BITS + egw_xdp_fold24(a));
+}
+
+static __always_inline int
+filter6_at(const struct frame *f, const __u8 *a, __u32 flag, __u32 base)
+{
+	if (!(f->flags & flag))
+		return 1;
+	if (!bit_set(base + egw_xdp_fold32(a)))
+		return 0;
+	if (bit_set(base + EGW_XDP_FILTER_BITS + egw_xdp_fold32(a)))
+		return 1;
+	return bit_set(base + 2 * EGW_XDP_FILTER_BITS + egw_xdp_fold48(a));
+}
+
+/* every map but the route tries */
+static __always_inline int
+filter4(const struct frame *f, __be32 be)
+{
+	return filter4_at(f, be, EGW_XDP_F_FILT4, EGW_XDP_FILT4_L1);
 }
 
 static __always_inline int
 filter6(const struct frame *f, const __u8 *a)
 {
-	if (!(f->flags & EGW_XDP_F_FILT6))
-		return 1;
-	if (!bit_set(EGW_XDP_FILT6_L1 + egw_xdp_fold32(a)))
-		return 0;
-	if (bit_set(EGW_XDP_FILT6_C1 + egw_xdp_fold32(a)))
-		return 1;
-	return bit_set(EGW_XDP_FILT6_L2 + egw_xdp_fold48(a));
+	return filter6_at(f, a, EGW_XDP_F_FILT6, EGW_XDP_FILT6_L1);
 }
 
 static __always_inline int
@@ -250,22 +314,36 @@ flow_udp(const struct frame *f, __be16 port)
 	return bpf_map_lookup_elem(&egw_flows, &k) != NULL;
 }
 
+/* An SA's own ESP-in-UDP port on a tunnel address (egw_natt). */
+static __always_inline int
+natt_port(const struct frame *f, __u8 ipv, const void *a, __u32 alen, __be16 port)
+{
+	struct egw_xdp_natt_key k;
+
+	if (!(f->flags & EGW_XDP_F_NATT))
+		return 0;
+	__builtin_memset(&k, 0, sizeof(k));
+	k.ip = ipv;
+	k.port = port;
+	__builtin_memcpy(k.a, a, alen > 16 ? 16 : alen);
+	return bpf_map_lookup_elem(&egw_natt, &k) != NULL;
+}
+
 /*
- * ESP in UDP to a tunnel address (RFC 3948 2.2): a payload starting with a
- * zero non-ESP marker is IKE and a one-byte 0xff payload a NAT keepalive,
- * both the kernel's (an IKE daemon). Returns 1 for ESP, 0 otherwise, -1 if
- * the UDP header is cut.
+ * ESP in UDP to a tunnel address (RFC 3948 2.2), on port 4500 or an SA's
+ * own (egw_natt): a payload starting with a zero non-ESP marker is IKE and
+ * a one-byte 0xff payload a NAT keepalive, both the kernel's (an IKE
+ * daemon). Returns 1 for ESP, 0 otherwise, -1 if the UDP header is cut.
  */
 static __always_inline int
-udp_is_esp(const struct frame *f, void *l4, __be16 *dport)
+udp_is_esp(const struct frame *f, void *l4, __u8 ipv, const void *dst, __u32 alen)
 {
 	struct udphdr *uh = l4;
 	__u32 *marker;
 
 	if ((void *)(uh + 1) > f->end)
 		return -1;
-	*dport = uh->dest;
-	if (uh->dest != bpf_htons(EGW_XDP_NATT_PORT))
+	if (uh->dest != bpf_htons(EGW_XDP_NATT_PORT) && !natt_port(f, ipv, dst, alen, uh->dest))
 		return 0;
 	marker = (void *)(uh + 1);
 	if ((void *)(marker + 1) > f->end)
@@ -273,11 +351,107 @@ udp_is_esp(const struct frame *f, void *l4, __be16 *dport)
 	return *marker != 0;
 }
 
+/*
+ * A route of edgegw's takes a frame only if its destination is unicast and
+ * not one of the kernel's own addresses (egw_kern4: the host's addresses
+ * and its subnets' broadcast addresses): a default route through edgegw
+ * must not take the kernel's ssh, BGP or ping. 0/8, 127/8, 224/4 (multicast),
+ * 240/4 and 255.255.255.255 are never routed here.
+ */
+/* 1 if a is one of the kernel's addresses */
+static __always_inline int
+kern4(__be32 a)
+{
+	struct egw_xdp_kernq *q;
+	__u32 k0 = 0, i;
+
+	q = bpf_map_lookup_elem(&egw_kernq, &k0);
+	if (q == NULL || q->n4 > EGW_XDP_KERNQ)
+		return bpf_map_lookup_elem(&egw_kern4, &a) != NULL;
+	/* a bounded loop (the verifier follows it), not unrolled */
+	for (i = 0; i < EGW_XDP_KERNQ && i < q->n4; i++)
+		if (q->a4[i] == a)
+			return 1;
+	return 0;
+}
+
+static __always_inline int
+kern6(const struct egw_xdp_in6 *a)
+{
+	struct egw_xdp_kernq *q;
+	__u32 k0 = 0, i;
+	__u64 hi, lo, qh, ql;
+
+	q = bpf_map_lookup_elem(&egw_kernq, &k0);
+	if (q == NULL || q->n6 > EGW_XDP_KERNQ)
+		return bpf_map_lookup_elem(&egw_kern6, a) != NULL;
+	__builtin_memcpy(&hi, a->a, 8);
+	__builtin_memcpy(&lo, a->a + 8, 8);
+	for (i = 0; i < EGW_XDP_KERNQ && i < q->n6; i++) {
+		__builtin_memcpy(&qh, q->a6[i].a, 8);
+		__builtin_memcpy(&ql, q->a6[i].a + 8, 8);
+		if (qh == hi && ql == lo)
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline int
+route4(const struct frame *f, __be32 dst)
+{
+	struct egw_xdp_lpm4 k = {.prefixlen = 32};
+	__u32 a = bpf_ntohl(dst);
+
+	if (!(f->flags & EGW_XDP_F_ROUTE4))
+		return 0;
+	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 28) >= 0xe)
+		return 0;
+	if (!filter4_at(f, dst, EGW_XDP_F_FILTR4, EGW_XDP_FILTR4_L1))
+		return 0;
+	/* the kernel's addresses first: under a default route they are most
+	 * of what gets here, and leave after a few compares */
+	if (kern4(dst))
+		return 0;
+	__builtin_memcpy(k.a, &dst, 4);
+	return bpf_map_lookup_elem(&egw_route4, &k) != NULL;
+}
+
+/* As route4 for IPv6: never multicast (ff00::/8), link-local (fe80::/10),
+ * :: or ::1; never one of the kernel's addresses (egw_kern6). */
+static __always_inline int
+route6(const struct frame *f, const struct egw_xdp_in6 *dst)
+{
+	struct egw_xdp_lpm6 k = {.prefixlen = 128};
+	__u64 hi, lo;
+
+	if (!(f->flags & EGW_XDP_F_ROUTE6))
+		return 0;
+	if (dst->a[0] == 0xff || (dst->a[0] == 0xfe && (dst->a[1] & 0xc0) == 0x80))
+		return 0;
+	__builtin_memcpy(&hi, dst->a, 8);
+	__builtin_memcpy(&lo, dst->a + 8, 8);
+	if (hi == 0 && (lo == 0 || lo == bpf_cpu_to_be64(1)))
+		return 0;
+	if (!filter6_at(f, dst->a, EGW_XDP_F_FILTR6, EGW_XDP_FILTR6_L1))
+		return 0;
+	if (kern6(dst))
+		return 0;
+	__builtin_memcpy(k.a, dst->a, 16);
+	return bpf_map_lookup_elem(&egw_route6, &k) != NULL;
+}
+
+static __always_inline int
+own4(const struct frame *f, __be32 a)
+{
+	struct egw_xdp_own4 k = {.vlan = f->vlan, .a = a};
+
+	return (f->flags & EGW_XDP_F_OWN4) && bpf_map_lookup_elem(&egw_own4, &k) != NULL;
+}
+
 static __always_inline int
 ipv4(const struct frame *f, void *l3)
 {
 	struct iphdr *ip = l3;
-	__be16 dport = 0;
 	__u32 hl;
 	__be32 dst;
 	int later, esp;
@@ -296,19 +470,19 @@ ipv4(const struct frame *f, void *l3)
 	later = (ip->frag_off & bpf_htons(0x1fff)) != 0;
 
 	if (!filter4(f, dst))
-		goto udp_flows;
+		goto routes;
 	if ((f->flags & EGW_XDP_F_ESP4) &&
 	    (ip->protocol == IPPROTO_ESP_ || ip->protocol == IPPROTO_UDP) &&
 	    bpf_map_lookup_elem(&egw_esp4, &dst) != NULL) {
 		if (ip->protocol == IPPROTO_ESP_ || later)
 			return steer(f, EGW_XDP_CLS_ESP);
-		esp = udp_is_esp(f, l4, &dport);
+		esp = udp_is_esp(f, l4, 4, &dst, 4);
 		if (esp < 0)
 			return to_kernel(f, EGW_XDP_CLS_MALFORMED);
 		if (esp)
 			return steer(f, EGW_XDP_CLS_ESP);
 	}
-	if ((f->flags & EGW_XDP_F_OWN4) && bpf_map_lookup_elem(&egw_own4, &dst) != NULL)
+	if (own4(f, dst))
 		return steer(f, EGW_XDP_CLS_OWN);
 	if (f->flags & EGW_XDP_F_POOL4) {
 		struct egw_xdp_lpm4 k = {.prefixlen = 32};
@@ -319,7 +493,11 @@ ipv4(const struct frame *f, void *l3)
 	}
 	if (flow_dst(f, EGW_XDP_FLOW_DST4, &dst, 4))
 		return steer(f, EGW_XDP_CLS_RXTOK);
-udp_flows:
+	/* after the flows: a consumer's address inside a routed prefix is the
+	 * consumer's */
+routes:
+	if (route4(f, dst))
+		return steer(f, EGW_XDP_CLS_ROUTE);
 	if ((f->flags & EGW_XDP_F_FLOWS) && ip->protocol == IPPROTO_UDP && !later) {
 		struct udphdr *uh = l4;
 
@@ -337,10 +515,23 @@ struct ip6_info {
 	__u32 off; /* of the upper-layer header */
 	__u32 flags;
 	__u32 len;
+	__u16 vlan;
 	__u8 nh;
 	__u8 later; /* a fragment after the first */
-	__u8 pad[2];
 };
+
+static __always_inline int
+own6(const struct frame *f, const struct egw_xdp_in6 *a)
+{
+	struct egw_xdp_own6 k;
+
+	if (!(f->flags & EGW_XDP_F_OWN6))
+		return 0;
+	k.vlan = f->vlan;
+	k.pad = 0;
+	__builtin_memcpy(k.a, a->a, 16);
+	return bpf_map_lookup_elem(&egw_own6, &k) != NULL;
+}
 
 /*
  * The IPv6 upper layer: a global function, so the verifier checks it once
@@ -353,7 +544,6 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 	void *data = (void *)(long)ctx->data;
 	struct egw_xdp_in6 dst;
 	struct frame f, *fp = &f;
-	__be16 dport = 0;
 	__u32 off;
 	int esp;
 	void *p;
@@ -364,6 +554,7 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 	f.end = (void *)(long)ctx->data_end;
 	f.len = in->len;
 	f.flags = in->flags;
+	f.vlan = in->vlan;
 	off = in->off;
 	if (off > 4096)
 		return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
@@ -380,24 +571,23 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 		if ((void *)&nd->type + 1 <= f.end && (nd->type == ND_NS || nd->type == ND_NA)) {
 			if ((void *)(nd + 1) > f.end)
 				return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
-			if (filter6(fp, nd->target.a) &&
-			    bpf_map_lookup_elem(&egw_own6, &nd->target) != NULL)
+			if (filter6(fp, nd->target.a) && own6(fp, &nd->target))
 				return steer(fp, EGW_XDP_CLS_OWN);
 		}
 	}
 	if (!filter6(fp, dst.a))
-		goto udp_flows;
+		goto routes;
 	if ((f.flags & EGW_XDP_F_ESP6) && (in->nh == IPPROTO_ESP_ || in->nh == IPPROTO_UDP) &&
 	    bpf_map_lookup_elem(&egw_esp6, &dst) != NULL) {
 		if (in->nh == IPPROTO_ESP_ || in->later)
 			return steer(fp, EGW_XDP_CLS_ESP);
-		esp = udp_is_esp(fp, p, &dport);
+		esp = udp_is_esp(fp, p, 6, dst.a, 16);
 		if (esp < 0)
 			return to_kernel(fp, EGW_XDP_CLS_MALFORMED);
 		if (esp)
 			return steer(fp, EGW_XDP_CLS_ESP);
 	}
-	if ((f.flags & EGW_XDP_F_OWN6) && bpf_map_lookup_elem(&egw_own6, &dst) != NULL)
+	if (own6(fp, &dst))
 		return steer(fp, EGW_XDP_CLS_OWN);
 	if (f.flags & EGW_XDP_F_POOL6) {
 		struct egw_xdp_lpm6 k = {.prefixlen = 128};
@@ -408,7 +598,9 @@ egw_xdp_ip6_l4(struct xdp_md *ctx, const struct ip6_info *in)
 	}
 	if (flow_dst(fp, EGW_XDP_FLOW_DST6, dst.a, 16))
 		return steer(fp, EGW_XDP_CLS_RXTOK);
-udp_flows:
+routes:
+	if (route6(fp, &dst))
+		return steer(fp, EGW_XDP_CLS_ROUTE);
 	if ((f.flags & EGW_XDP_F_FLOWS) && in->nh == IPPROTO_UDP && !in->later) {
 		struct udphdr *uh = p;
 
@@ -464,18 +656,24 @@ ipv6(const struct frame *f, void *l3)
 	    nh == IPPROTO_FRAGMENT || nh == IPPROTO_AH)
 		return to_kernel(f, EGW_XDP_CLS_KERNEL);
 	/* the kernel's frames leave here, before the call: only ND (its
-	 * target counts) and UDP (a flow's port) need a look past a miss */
+	 * target counts) and UDP (a flow's port) need a look past a miss, and
+	 * a route's prefix is checked here */
 	if (nh != IPPROTO_ICMPV6_ && !(nh == IPPROTO_UDP && (f->flags & EGW_XDP_F_FLOWS)) &&
-	    !filter6(f, (const __u8 *)&ip6->daddr))
+	    !filter6(f, (const __u8 *)&ip6->daddr)) {
+		struct egw_xdp_in6 d;
+
+		__builtin_memcpy(d.a, &ip6->daddr, 16);
+		if (route6(f, &d))
+			return steer(f, EGW_XDP_CLS_ROUTE);
 		return to_kernel(f, EGW_XDP_CLS_KERNEL);
+	}
 	__builtin_memcpy(in.dst.a, &ip6->daddr, 16);
 	in.off = (__u32)(p - (void *)(long)f->ctx->data);
 	in.flags = f->flags;
 	in.len = (__u32)f->len;
+	in.vlan = f->vlan;
 	in.nh = nh;
 	in.later = (__u8)later;
-	in.pad[0] = 0;
-	in.pad[1] = 0;
 	return egw_xdp_ip6_l4(f->ctx, &in);
 }
 
@@ -493,7 +691,7 @@ arp(const struct frame *f, void *l3)
 	    a->plen != 4)
 		return to_kernel(f, EGW_XDP_CLS_KERNEL);
 	__builtin_memcpy(&tpa, a->tpa, 4);
-	if (filter4(f, tpa) && bpf_map_lookup_elem(&egw_own4, &tpa) != NULL)
+	if (filter4(f, tpa) && own4(f, tpa))
 		return steer(f, EGW_XDP_CLS_OWN);
 	return to_kernel(f, EGW_XDP_CLS_KERNEL);
 }
@@ -514,6 +712,7 @@ egw_xdp_steer(struct xdp_md *ctx)
 	f.ctx = ctx;
 	f.end = (void *)(long)ctx->data_end;
 	f.len = (__u64)(f.end - data);
+	f.vlan = 0;
 	cfg = bpf_map_lookup_elem(&egw_cfg, &k0);
 	f.flags = cfg != NULL ? cfg->flags : 0;
 	if ((void *)(eth + 1) > f.end)
@@ -529,6 +728,9 @@ egw_xdp_steer(struct xdp_md *ctx)
 			break;
 		if ((void *)(v + 1) > f.end)
 			return to_kernel(&f, EGW_XDP_CLS_MALFORMED);
+		/* edgegw's addresses are on untagged or single-tagged
+		 * interfaces (lib/ip): under two tags none is */
+		f.vlan = i == 0 ? (bpf_ntohs(v->tci) & 0xfff) : EGW_XDP_VLAN_QINQ;
 		proto = v->proto;
 		l3 = v + 1;
 	}

@@ -22,8 +22,16 @@
 #define EGW_XDP_MAX_ADDRS 1024
 /** Prefixes of each pool trie. */
 #define EGW_XDP_MAX_PREFIXES 1024
+/** Prefixes of each route trie (lib/ip's default FIB sizes). */
+#define EGW_XDP_MAX_ROUTES4 65536
+#define EGW_XDP_MAX_ROUTES6 16384
+/** Addresses of the kernel's that routes must not take (egw_kern4/6). */
+#define EGW_XDP_MAX_KERN 4096
 /** UDP port of ESP in UDP (RFC 3948). */
 #define EGW_XDP_NATT_PORT 4500
+/** VLAN of a frame under two tags: no address of edgegw's is there
+ *  (edgegw's interfaces are untagged or carry one tag). */
+#define EGW_XDP_VLAN_QINQ 0xffff
 
 /**
  * Class of a frame: index of the per-CPU counter array (map egw_stats).
@@ -40,6 +48,7 @@ enum egw_xdp_class {
 	EGW_XDP_CLS_OWN,        /**< to an address of edgegw's (IP, ARP, ND) */
 	EGW_XDP_CLS_POOL,       /**< to a subscriber pool routed by edgegw */
 	EGW_XDP_CLS_RXTOK,      /**< a flow an rxtokens consumer subscribed to */
+	EGW_XDP_CLS_ROUTE,      /**< to a prefix of an `ip route add` route */
 	EGW_XDP_CLS_NO_XSK,     /**< steered, but no socket on the queue */
 	EGW_XDP_CLS_MAX
 };
@@ -63,6 +72,11 @@ struct egw_xdp_counter {
 #define EGW_XDP_F_FILT4 (1u << 8)  /**< egw_filter's IPv4 part is valid */
 #define EGW_XDP_F_FILT6 (1u << 9)  /**< egw_filter's IPv6 part is valid */
 #define EGW_XDP_F_FILTP (1u << 10) /**< egw_filter's UDP port part is valid */
+#define EGW_XDP_F_ROUTE4 (1u << 11)
+#define EGW_XDP_F_ROUTE6 (1u << 12)
+#define EGW_XDP_F_NATT (1u << 13)   /**< egw_natt has entries */
+#define EGW_XDP_F_FILTR4 (1u << 14) /**< egw_filter's IPv4 route part is valid */
+#define EGW_XDP_F_FILTR6 (1u << 15) /**< egw_filter's IPv6 route part is valid */
 
 /** Value of egw_cfg (one entry, key 0). */
 struct egw_xdp_cfg {
@@ -70,19 +84,58 @@ struct egw_xdp_cfg {
 	__u32 pad;
 };
 
-/** Key of egw_esp6, egw_own6 (egw_esp4 and egw_own4 take a __be32). The
- *  value of every address map is a reference count (control path only). */
+/** Key of egw_esp6 and egw_kern6 (egw_esp4 and egw_kern4 take a __be32).
+ *  The value of every address, prefix and flow map is a reference count
+ *  (control path only). */
 struct egw_xdp_in6 {
 	__u8 a[16];
 };
 
-/** Key of egw_pool4 (LPM trie). */
+/** The kernel's addresses kept in egw_kernq (checked with a few compares
+ *  instead of a hash lookup) while there are at most this many. */
+#define EGW_XDP_KERNQ 16
+
+/** Value of egw_kernq (one entry, key 0): the kernel's addresses while
+ *  they fit (n4 <= EGW_XDP_KERNQ), else n4 = EGW_XDP_KERNQ + 1 and only
+ *  egw_kern4 is authoritative; the same for IPv6. */
+struct egw_xdp_kernq {
+	__u32 n4;
+	__u32 n6;
+	__be32 a4[EGW_XDP_KERNQ];
+	struct egw_xdp_in6 a6[EGW_XDP_KERNQ];
+};
+
+/** Key of egw_own4: an address of edgegw's on one VLAN of the port (0:
+ *  untagged, else the VLAN id of a frame's only tag). */
+struct egw_xdp_own4 {
+	__u16 vlan;
+	__u16 pad;
+	__be32 a;
+};
+
+/** Key of egw_own6. */
+struct egw_xdp_own6 {
+	__u16 vlan;
+	__u16 pad;
+	__u8 a[16];
+};
+
+/** Key of egw_natt: ESP in UDP to a tunnel address on a port other than
+ *  4500 (an SA's natt dport); ip 4 (a[0..3]) or 6. */
+struct egw_xdp_natt_key {
+	__u8 ip;
+	__u8 pad;
+	__be16 port;
+	__u8 a[16];
+};
+
+/** Key of egw_pool4 and egw_route4 (LPM tries). */
 struct egw_xdp_lpm4 {
 	__u32 prefixlen;
 	__u8 a[4];
 };
 
-/** Key of egw_pool6 (LPM trie). */
+/** Key of egw_pool6 and egw_route6 (LPM tries). */
 struct egw_xdp_lpm6 {
 	__u32 prefixlen;
 	__u8 a[16];
@@ -113,10 +166,15 @@ struct egw_xdp_flow_key {
  *         L2: /24s (folded to 16 bits) that an entry covers;
  *   IPv6  the same with /32 (folded), /48 (folded) and entries shorter than
  *         /40 marking C1 (up to 256 /48s of a /40../47 are listed in L2);
- *   PORT: UDP ports of rxtokens flows.
+ *   PORT: UDP ports of rxtokens flows;
+ *   R4, R6: the same three bitmaps of each family for the route tries
+ *         alone, so that a default route does not make every frame meet
+ *         the address and pool lookups: a frame the first bitmaps pass by
+ *         meets only the route check (the kernel's addresses, then the
+ *         trie), and only if R passes it.
  * A frame is looked up only if L1 is set and C1 or L2 is set: a clear bit
  * means no map can match. The control side rebuilds it from the maps after
- * every change; a family whose flag is clear (an IPv6 prefix shorter than
+ * every change; a part whose flag is clear (an IPv6 prefix shorter than
  * /32) is not consulted.
  */
 #define EGW_XDP_FILTER_BITS 65536
@@ -128,7 +186,13 @@ struct egw_xdp_flow_key {
 #define EGW_XDP_FILT6_C1 (4u * EGW_XDP_FILTER_BITS)
 #define EGW_XDP_FILT6_L2 (5u * EGW_XDP_FILTER_BITS)
 #define EGW_XDP_FILT_PORT (6u * EGW_XDP_FILTER_BITS)
-#define EGW_XDP_FILTER_MAPS 7u
+#define EGW_XDP_FILTR4_L1 (7u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILTR4_C1 (8u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILTR4_L2 (9u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILTR6_L1 (10u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILTR6_C1 (11u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILTR6_L2 (12u * EGW_XDP_FILTER_BITS)
+#define EGW_XDP_FILTER_MAPS 13u
 
 /** The /24 bit of an IPv4 address (host order): the 256 /24s of a /16 get
  *  distinct bits. */

@@ -5,7 +5,9 @@
  * BPF_PROG_TEST_RUN (bpf_prog_test_run_opts) over a table of frames: every
  * class, VLAN and QinQ stacks, truncated headers, IPv4 options, IPv6
  * extension headers, ESP to a non-local address, ESP in UDP against IKE and
- * keepalives, PPPoE on a non-access port. Each case checks the verdict and
+ * keepalives and on an SA's own NAT-T port, PPPoE on a non-access port,
+ * edgegw's addresses per VLAN (untagged, one tag, QinQ), routed prefixes
+ * and the kernel's addresses inside them. Each case checks the verdict and
  * the class, read back from the program's own per-CPU counters (egw_stats),
  * which is how `show xdp` sees it too.
  *
@@ -58,19 +60,28 @@
 #define XSK_QUEUE 2
 #define NOSOCK_QUEUE 1
 
-static char veth[IFNAMSIZ], peer[IFNAMSIZ];
+static char veth[IFNAMSIZ], peer[IFNAMSIZ], kveth[IFNAMSIZ];
 static int ifindex;
 static int prog_fd, cfg_fd, stats_fd;
+static struct bpf_object *obj_main;
 static int ncpu;
 
 static const char *const cls_name[EGW_XDP_CLS_MAX] = {
-	"kernel", "malformed", "pppoe-disc", "pppoe-sess", "esp", "own", "pool", "rxtok", "no-xsk",
+	"kernel", "malformed", "pppoe-disc", "pppoe-sess", "esp",
+	"own",    "pool",      "rxtok",      "route",      "no-xsk",
 };
 
 static void
 del_veth(void)
 {
 	char cmd[96];
+
+	if (kveth[0] != '\0') {
+		snprintf(cmd, sizeof(cmd), "ip link del %s 2>/dev/null", kveth);
+		if (system(cmd) != 0)
+			fprintf(stderr, "warning: could not delete %s\n", kveth);
+		kveth[0] = '\0';
+	}
 
 	if (veth[0] == '\0')
 		return;
@@ -140,6 +151,14 @@ eth(struct frame *f, const uint16_t *tpids, unsigned int ntags, uint16_t type)
 		put16(f, 100 + i);
 	}
 	put16(f, type);
+}
+
+/* Set the VLAN id of tag i of a frame eth() made. */
+static void
+vid(struct frame *f, unsigned int i, uint16_t id)
+{
+	f->b[14 + 4 * i] = (uint8_t)(id >> 8);
+	f->b[15 + 4 * i] = (uint8_t)id;
 }
 
 static uint32_t
@@ -246,6 +265,12 @@ set_flags(uint32_t flags)
 		exit(1);
 	}
 }
+
+/* every map flag, as the control side sets them when each map has entries */
+#define EGW_XDP_F_ALL                                                                           \
+	(EGW_XDP_F_ACCESS | EGW_XDP_F_ESP4 | EGW_XDP_F_ESP6 | EGW_XDP_F_OWN4 | EGW_XDP_F_OWN6 | \
+	 EGW_XDP_F_POOL4 | EGW_XDP_F_POOL6 | EGW_XDP_F_FLOWS | EGW_XDP_F_ROUTE4 |               \
+	 EGW_XDP_F_ROUTE6 | EGW_XDP_F_NATT)
 
 static int run_once(const struct frame *fr, uint32_t queue, int *cls, bool *noxsk);
 
@@ -478,6 +503,22 @@ ns6(struct frame *f, const char *target)
 }
 
 static void
+tcp4(struct frame *f, const char *dst)
+{
+	eth(f, NULL, 0, 0x0800);
+	ipv4(f, 5, IPPROTO_TCP, ip4(dst), 20, 0);
+	zeros(f, 20);
+}
+
+static void
+tcp6(struct frame *f, const char *dst)
+{
+	eth(f, NULL, 0, 0x86dd);
+	ipv6(f, IPPROTO_TCP, dst, 20);
+	zeros(f, 20);
+}
+
+static void
 table(void)
 {
 	struct frame f;
@@ -597,6 +638,59 @@ table(void)
 	udp4(&f, "10.0.0.1", 5556, 1, 8);
 	expect("UDP to another port", &f, EGW_XDP_CLS_KERNEL);
 
+	/* an SA's own NAT-T port (natt dport 4501) on its tunnel address */
+	udp4(&f, "192.0.2.1", 4501, 0x1000, 32);
+	expect("UDP 4501 ESP to the tunnel address of an SA on 4501", &f, EGW_XDP_CLS_ESP);
+	udp4(&f, "192.0.2.1", 4501, 0, 32);
+	expect("UDP 4501 IKE (non-ESP marker) to that tunnel address", &f, EGW_XDP_CLS_KERNEL);
+	udp4(&f, "192.0.2.1", 4502, 0x1000, 32);
+	expect("UDP 4502 to that tunnel address", &f, EGW_XDP_CLS_KERNEL);
+	udp4(&f, "192.0.2.2", 4501, 0x1000, 32);
+	expect("UDP 4501 to a non-local address", &f, EGW_XDP_CLS_KERNEL);
+
+	/* addresses per VLAN: 198.51.100.1 untagged, 198.51.100.100 on VLAN 100 */
+	eth(&f, Q, 1, 0x0800);
+	ipv4(&f, 5, IPPROTO_TCP, ip4("198.51.100.1"), 20, 0);
+	zeros(&f, 20);
+	expect("TCP to the untagged address, on VLAN 100", &f, EGW_XDP_CLS_KERNEL);
+	eth(&f, Q, 1, 0x0800);
+	ipv4(&f, 5, IPPROTO_TCP, ip4("198.51.100.100"), 20, 0);
+	zeros(&f, 20);
+	expect("TCP to the VLAN 100 address, on VLAN 100", &f, EGW_XDP_CLS_OWN);
+	vid(&f, 0, 0x2000 | 100); /* priority bits are not the id */
+	expect("TCP to the VLAN 100 address, VLAN 100 with PCP 1", &f, EGW_XDP_CLS_OWN);
+	vid(&f, 0, 101);
+	expect("TCP to the VLAN 100 address, on VLAN 101", &f, EGW_XDP_CLS_KERNEL);
+	eth(&f, NULL, 0, 0x0800);
+	ipv4(&f, 5, IPPROTO_TCP, ip4("198.51.100.100"), 20, 0);
+	zeros(&f, 20);
+	expect("TCP to the VLAN 100 address, untagged", &f, EGW_XDP_CLS_KERNEL);
+	eth(&f, QQ, 2, 0x0800);
+	vid(&f, 1, 100);
+	ipv4(&f, 5, IPPROTO_TCP, ip4("198.51.100.100"), 20, 0);
+	zeros(&f, 20);
+	expect("TCP to the VLAN 100 address, QinQ 100/100", &f, EGW_XDP_CLS_KERNEL);
+	eth(&f, QQ, 2, 0x0800);
+	ipv4(&f, 5, IPPROTO_TCP, ip4("198.51.100.1"), 20, 0);
+	zeros(&f, 20);
+	expect("TCP to the untagged address, QinQ", &f, EGW_XDP_CLS_KERNEL);
+	arp(&f, "198.51.100.100", false);
+	expect("ARP for the VLAN 100 address, untagged", &f, EGW_XDP_CLS_KERNEL);
+
+	/* routed prefixes: 172.16.0.0/12, where 172.16.0.1 is the kernel's */
+	tcp4(&f, "172.16.5.5");
+	expect("TCP to a routed prefix", &f, EGW_XDP_CLS_ROUTE);
+	tcp4(&f, "172.31.255.255");
+	expect("TCP to a routed prefix's last address", &f, EGW_XDP_CLS_ROUTE);
+	tcp4(&f, "172.32.0.1");
+	expect("TCP just outside a routed prefix", &f, EGW_XDP_CLS_KERNEL);
+	tcp4(&f, "172.16.0.1");
+	expect("TCP to the kernel's address inside a routed prefix", &f, EGW_XDP_CLS_KERNEL);
+	eth(&f, QQ, 2, 0x0800);
+	ipv4(&f, 5, IPPROTO_UDP, ip4("172.16.9.9"), 8, 0);
+	udp(&f, 53, 0);
+	expect("UDP to a routed prefix, QinQ", &f, EGW_XDP_CLS_ROUTE);
+
 	/* IPv6 */
 	eth(&f, NULL, 0, 0x86dd);
 	ipv6(&f, 50, "2001:db8::1", 24);
@@ -679,6 +773,47 @@ table(void)
 	put32(&f, 0x80000000);
 	put32(&f, 1);
 	expect("IPv6 ping to the kernel's address", &f, EGW_XDP_CLS_KERNEL);
+
+	/* per VLAN: 2001:db8:1::100 on VLAN 100 */
+	eth(&f, Q, 1, 0x86dd);
+	ipv6(&f, IPPROTO_TCP, "2001:db8:1::100", 20);
+	zeros(&f, 20);
+	expect("IPv6 TCP to the VLAN 100 address, on VLAN 100", &f, EGW_XDP_CLS_OWN);
+	eth(&f, QQ, 2, 0x86dd);
+	vid(&f, 1, 100);
+	ipv6(&f, IPPROTO_TCP, "2001:db8:1::100", 20);
+	zeros(&f, 20);
+	expect("IPv6 TCP to the VLAN 100 address, QinQ", &f, EGW_XDP_CLS_KERNEL);
+	eth(&f, Q, 1, 0x86dd);
+	ipv6(&f, IPPROTO_TCP, "2001:db8:1::1", 20);
+	zeros(&f, 20);
+	expect("IPv6 TCP to the untagged address, on VLAN 100", &f, EGW_XDP_CLS_KERNEL);
+	ns6(&f, "2001:db8:1::100");
+	expect("IPv6 NS for the VLAN 100 address, untagged", &f, EGW_XDP_CLS_KERNEL);
+
+	/* routed 2001:db8:500::/40 */
+	tcp6(&f, "2001:db8:5ff:1::1");
+	expect("IPv6 TCP to a routed prefix", &f, EGW_XDP_CLS_ROUTE);
+	tcp6(&f, "2001:db8:600::1");
+	expect("IPv6 TCP just outside a routed prefix", &f, EGW_XDP_CLS_KERNEL);
+}
+
+/* egw_kernq with n IPv4 addresses (a: n of them, or none) and no IPv6 */
+static void
+set_kernq(struct bpf_object *obj, uint32_t n, const uint32_t *a)
+{
+	struct egw_xdp_kernq q;
+	uint32_t k = 0, i;
+
+	memset(&q, 0, sizeof(q));
+	q.n4 = n;
+	q.n6 = EGW_XDP_KERNQ + 1;
+	for (i = 0; a != NULL && i < n && i < EGW_XDP_KERNQ; i++)
+		q.a4[i] = a[i];
+	if (bpf_map_update_elem(map_fd(obj, "egw_kernq"), &k, &q, BPF_ANY) != 0) {
+		fprintf(stderr, "egw_kernq: %s\n", strerror(errno));
+		exit(1);
+	}
 }
 
 /* Maps as the control side fills them for the table above. */
@@ -688,6 +823,9 @@ populate(struct bpf_object *obj)
 	struct egw_xdp_lpm4 l4 = {.prefixlen = 10};
 	struct egw_xdp_lpm6 l6 = {.prefixlen = 40};
 	struct egw_xdp_flow_key fk;
+	struct egw_xdp_natt_key nk;
+	struct egw_xdp_own4 o4 = {0};
+	struct egw_xdp_own6 o6 = {0};
 	struct egw_xdp_in6 a6;
 	uint32_t a4;
 
@@ -695,10 +833,35 @@ populate(struct bpf_object *obj)
 	add(map_fd(obj, "egw_esp4"), &a4);
 	ip6(a6.a, "2001:db8::1");
 	add(map_fd(obj, "egw_esp6"), &a6);
-	a4 = htonl(ip4("198.51.100.1"));
-	add(map_fd(obj, "egw_own4"), &a4);
-	ip6(a6.a, "2001:db8:1::1");
-	add(map_fd(obj, "egw_own6"), &a6);
+	o4.a = htonl(ip4("198.51.100.1"));
+	add(map_fd(obj, "egw_own4"), &o4);
+	o4.vlan = 100;
+	o4.a = htonl(ip4("198.51.100.100"));
+	add(map_fd(obj, "egw_own4"), &o4);
+	ip6(o6.a, "2001:db8:1::1");
+	add(map_fd(obj, "egw_own6"), &o6);
+	o6.vlan = 100;
+	ip6(o6.a, "2001:db8:1::100");
+	add(map_fd(obj, "egw_own6"), &o6);
+	memset(&nk, 0, sizeof(nk));
+	nk.ip = 4;
+	nk.port = htons(4501);
+	a4 = htonl(ip4("192.0.2.1"));
+	memcpy(nk.a, &a4, 4);
+	add(map_fd(obj, "egw_natt"), &nk);
+	l4.prefixlen = 12;
+	a4 = htonl(ip4("172.16.0.0"));
+	memcpy(l4.a, &a4, 4);
+	add(map_fd(obj, "egw_route4"), &l4);
+	a4 = htonl(ip4("172.16.0.1"));
+	add(map_fd(obj, "egw_kern4"), &a4);
+	/* more kernel addresses than egw_kernq holds: egw_kern4 decides */
+	set_kernq(obj, EGW_XDP_KERNQ + 1, NULL);
+	l6.prefixlen = 40;
+	ip6(l6.a, "2001:db8:500::");
+	add(map_fd(obj, "egw_route6"), &l6);
+	l4.prefixlen = 10;
+	l6.prefixlen = 40;
 	a4 = htonl(ip4("100.64.0.0"));
 	memcpy(l4.a, &a4, 4);
 	add(map_fd(obj, "egw_pool4"), &l4);
@@ -739,7 +902,8 @@ fuzz(unsigned long iters)
 	static const uint16_t types[] = {0x8100, 0x88a8, 0x9100, 0x8863, 0x8864,
 					 0x0800, 0x86dd, 0x0806, 0x88cc};
 	static const uint8_t protos[] = {0, 6, 17, 43, 44, 50, 51, 58, 60, 255};
-	static const uint32_t dsts[] = {0xc0000201, 0xc6336401, 0x64400102, 0xcb007109, 0x0a000001};
+	static const uint32_t dsts[] = {0xc0000201, 0xc6336401, 0x64400102,
+					0xcb007109, 0x0a000001, 0xac100505};
 	unsigned long it, seen[EGW_XDP_CLS_MAX] = {0};
 	struct frame f;
 	unsigned int i, k;
@@ -846,6 +1010,60 @@ api_flow(uint8_t kind, int family, const char *s, uint16_t port, bool add)
 	api_ok(egw_xdp_flow(&k, add, err, sizeof(err)), "flow", err);
 }
 
+static void
+api_own(uint16_t vlan, int family, const char *s, bool add)
+{
+	uint8_t a[16];
+	char err[256] = "";
+
+	if (inet_pton(family, s, a) != 1)
+		abort();
+	api_ok(egw_xdp_own(0, vlan, family, a, add, err, sizeof(err)), s, err);
+}
+
+static void
+api_route(int family, const char *s, uint8_t len, bool add)
+{
+	uint8_t a[16];
+	char err[256] = "";
+
+	if (inet_pton(family, s, a) != 1)
+		abort();
+	api_ok(egw_xdp_route(family, a, len, add, err, sizeof(err)), s, err);
+}
+
+static void
+sh(const char *cmd)
+{
+	if (system(cmd) != 0) {
+		fprintf(stderr, "%s: failed\n", cmd);
+		exit(1);
+	}
+}
+
+/* The kernel's addresses: lib/xdp reads them on rtnetlink events. */
+static bool
+kern_has4(const char *s)
+{
+	uint32_t a = htonl(ip4(s)), v;
+
+	return bpf_map_lookup_elem(map_fd(obj_main, "egw_kern4"), &a, &v) == 0;
+}
+
+static void
+kern_events(const char *what)
+{
+	int i, n = 0;
+
+	/* the events are asynchronous: a few rounds */
+	for (i = 0; i < 50 && n == 0; i++) {
+		n = egw_xdp_service();
+		if (n == 0)
+			usleep(20000);
+	}
+	CHECK(n > 0, "egw_xdp_service() saw the kernel's address change (%s)", what);
+}
+
 static uint32_t
 cfg_flags(void)
 {
@@ -876,7 +1094,8 @@ tcp6_to(struct frame *f, const char *dst)
 static void
 api_phase(const char *obj_path, unsigned long iters)
 {
-	static const uint32_t filt = EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 | EGW_XDP_F_FILTP;
+	static const uint32_t filt = EGW_XDP_F_FILT4 | EGW_XDP_F_FILT6 | EGW_XDP_F_FILTP |
+				     EGW_XDP_F_FILTR4 | EGW_XDP_F_FILTR6;
 	struct egw_xdp_counter cnt[EGW_XDP_CLS_MAX];
 	uint64_t direct[EGW_XDP_CLS_MAX];
 	char err[256] = "", path[256];
@@ -915,8 +1134,32 @@ api_phase(const char *obj_path, unsigned long iters)
 	/* the table again, the maps filled by lib/xdp (pre-check on) */
 	api_addr(EGW_XDP_ADDR_ESP, AF_INET, "192.0.2.1", true);
 	api_addr(EGW_XDP_ADDR_ESP, AF_INET6, "2001:db8::1", true);
-	api_addr(EGW_XDP_ADDR_OWN, AF_INET, "198.51.100.1", true);
-	api_addr(EGW_XDP_ADDR_OWN, AF_INET6, "2001:db8:1::1", true);
+	api_own(0, AF_INET, "198.51.100.1", true);
+	api_own(100, AF_INET, "198.51.100.100", true);
+	api_own(0, AF_INET6, "2001:db8:1::1", true);
+	api_own(100, AF_INET6, "2001:db8:1::100", true);
+	inet_pton(AF_INET, "192.0.2.1", a);
+	rc = egw_xdp_natt(AF_INET, a, 4501, true, err, sizeof(err));
+	CHECK(rc == 0, "egw_xdp_natt 192.0.2.1 4501: %d %s", rc, err);
+	api_route(AF_INET, "172.16.0.0", 12, true);
+	api_route(AF_INET6, "2001:db8:500::", 40, true);
+	rc = egw_xdp_own(0, 4095, AF_INET, a, true, err, sizeof(err));
+	CHECK(rc == -EINVAL, "an address on VLAN 4095: %d", rc);
+	/* the kernel gains 172.16.0.1 (inside a route) and 2001:db8:ffff::1 on
+	 * another interface: routes must leave them to it */
+	snprintf(kveth, sizeof(kveth), "xdpk%d", (int)getpid() % 100000);
+	{
+		char cmd[400];
+
+		snprintf(cmd, sizeof(cmd),
+			 "ip link add %s type veth peer name xdpm%d && ip addr add 172.16.0.1/24 "
+			 "dev %s && ip -6 addr add 2001:db8:ffff::1/64 dev %s nodad",
+			 kveth, (int)getpid() % 100000, kveth, kveth);
+		sh(cmd);
+	}
+	kern_events("172.16.0.1 added");
+	CHECK(kern_has4("172.16.0.1") && kern_has4("172.16.0.255") && kern_has4("127.0.0.1"),
+	      "egw_kern4 holds 172.16.0.1, its broadcast 172.16.0.255 and 127.0.0.1");
 	api_pool(AF_INET, "100.64.0.0", 10, true);
 	api_pool(AF_INET6, "2001:db8:100::", 40, true);
 	api_flow(EGW_XDP_FLOW_DST4, AF_INET, "203.0.113.9", 0, true);
@@ -956,6 +1199,113 @@ api_phase(const char *obj_path, unsigned long iters)
 	api_flow(EGW_XDP_FLOW_UDP_DPORT, 0, NULL, 7777, false);
 	expect("UDP to port 7777 after its flow", &f, EGW_XDP_CLS_KERNEL);
 
+	/* a default route through edgegw leaves the kernel its own addresses,
+	 * broadcast, multicast, loopback and link-local */
+	api_route(AF_INET, "0.0.0.0", 0, true);
+	api_route(AF_INET6, "::", 0, true);
+	CHECK((cfg_flags() & (EGW_XDP_F_FILT6 | EGW_XDP_F_FILTR6)) == EGW_XDP_F_FILT6,
+	      "a default IPv6 route turns off the route part of the IPv6 pre-check only: 0x%x",
+	      cfg_flags());
+	tcp4_to(&f, "8.8.8.8");
+	expect("TCP to 8.8.8.8, a default route", &f, EGW_XDP_CLS_ROUTE);
+	tcp4_to(&f, "172.16.0.1");
+	expect("TCP to the kernel's 172.16.0.1, a default route", &f, EGW_XDP_CLS_KERNEL);
+	udp4(&f, "172.16.0.255", 137, 1, 8);
+	expect("UDP to the kernel's subnet broadcast, a default route", &f, EGW_XDP_CLS_KERNEL);
+	udp4(&f, "255.255.255.255", 67, 1, 8);
+	expect("UDP to 255.255.255.255, a default route", &f, EGW_XDP_CLS_KERNEL);
+	udp4(&f, "224.0.0.5", 89, 1, 8);
+	expect("UDP to 224.0.0.5, a default route", &f, EGW_XDP_CLS_KERNEL);
+	tcp4_to(&f, "127.0.0.1");
+	expect("TCP to 127.0.0.1, a default route", &f, EGW_XDP_CLS_KERNEL);
+	tcp6_to(&f, "2001:db8:ffff::1");
+	expect("IPv6 TCP to the kernel's 2001:db8:ffff::1, a default route", &f,
+	       EGW_XDP_CLS_KERNEL);
+	tcp6_to(&f, "fe80::1");
+	expect("IPv6 TCP to fe80::1, a default route", &f, EGW_XDP_CLS_KERNEL);
+	tcp6_to(&f, "ff02::1");
+	expect("IPv6 TCP to ff02::1, a default route", &f, EGW_XDP_CLS_KERNEL);
+	tcp6_to(&f, "::1");
+	expect("IPv6 TCP to ::1, a default route", &f, EGW_XDP_CLS_KERNEL);
+	tcp6_to(&f, "2001:4860::8888");
+	expect("IPv6 TCP to 2001:4860::8888, a default route", &f, EGW_XDP_CLS_ROUTE);
+	ns6(&f, "2001:db8:ffff::1");
+	expect("IPv6 NS for the kernel's address, a default route", &f, EGW_XDP_CLS_KERNEL);
+	arp(&f, "8.8.8.8", false);
+	expect("ARP for a routed address (ARP is never routed)", &f, EGW_XDP_CLS_KERNEL);
+	/* the kernel drops 172.16.0.1: it is routed again */
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "ip addr del 172.16.0.1/24 dev %s", kveth);
+		sh(cmd);
+	}
+	kern_events("172.16.0.1 deleted");
+	CHECK(!kern_has4("172.16.0.1"), "egw_kern4 no longer holds 172.16.0.1");
+	tcp4_to(&f, "172.16.0.1");
+	expect("TCP to 172.16.0.1 once the kernel dropped it", &f, EGW_XDP_CLS_ROUTE);
+	api_route(AF_INET, "0.0.0.0", 0, false);
+	api_route(AF_INET6, "::", 0, false);
+	tcp4_to(&f, "8.8.8.8");
+	expect("TCP to 8.8.8.8, the default route deleted", &f, EGW_XDP_CLS_KERNEL);
+
+	/* a batch (ip route load): the pre-check is rebuilt at the end, and
+	 * until then the new prefix is still the kernel's */
+	CHECK(egw_xdp_batch(true) == 0, "batch begins");
+	api_route(AF_INET, "10.99.0.0", 16, true);
+	tcp4_to(&f, "10.99.1.1");
+	expect("TCP to a route added in a batch, before its end", &f, EGW_XDP_CLS_KERNEL);
+	CHECK(egw_xdp_batch(false) == 0, "batch ends");
+	expect("TCP to a route added in a batch, after its end", &f, EGW_XDP_CLS_ROUTE);
+	api_route(AF_INET, "10.99.0.0", 16, false);
+	expect("TCP to a deleted route", &f, EGW_XDP_CLS_KERNEL);
+
+	/* a full route map (someone filled it): the next route is refused,
+	 * named, and changes nothing */
+	{
+		struct egw_xdp_port_info before, after;
+		int rfd = map_fd(obj_main, "egw_route4");
+		struct egw_xdp_lpm4 lk = {.prefixlen = 32};
+		uint32_t one = 1, nfill = 0, flags0, x;
+
+		CHECK(egw_xdp_port_info(0, &before) == 0, "egw_xdp_port_info");
+		for (x = 0; x < EGW_XDP_MAX_ROUTES4 + 1; x++) {
+			uint32_t be = htonl(0x0b000000u + x);
+
+			memcpy(lk.a, &be, 4);
+			if (bpf_map_update_elem(rfd, &lk, &one, BPF_NOEXIST) != 0)
+				break;
+			nfill++;
+		}
+		CHECK(nfill == EGW_XDP_MAX_ROUTES4 - 1, "egw_route4 filled by %u (1 was there)",
+		      nfill);
+		flags0 = cfg_flags();
+		inet_pton(AF_INET, "198.18.0.0", a);
+		rc = egw_xdp_route(AF_INET, a, 15, true, err, sizeof(err));
+		CHECK(rc == -E2BIG && strstr(err, "egw_route4") != NULL &&
+			      strstr(err, "full") != NULL && strstr(err, "198.18.0.0/15") != NULL,
+		      "a route into a full egw_route4: %d %s", rc, err);
+		CHECK(cfg_flags() == flags0, "flags unchanged by the refused route: 0x%x 0x%x",
+		      flags0, cfg_flags());
+		CHECK(egw_xdp_port_info(0, &after) == 0 &&
+			      memcmp(before.maps, after.maps, sizeof(before.maps)) == 0,
+		      "map entries unchanged by the refused route");
+		tcp4_to(&f, "198.18.0.1");
+		expect("TCP to a refused route's prefix", &f, EGW_XDP_CLS_KERNEL);
+		for (x = 0; x < nfill; x++) {
+			uint32_t be = htonl(0x0b000000u + x);
+
+			memcpy(lk.a, &be, 4);
+			bpf_map_delete_elem(rfd, &lk);
+		}
+		for (x = 0; x < after.n_maps; x++)
+			if (strcmp(after.maps[x].name, "egw_route4") == 0)
+				CHECK(after.maps[x].entries == 1 &&
+					      after.maps[x].max == EGW_XDP_MAX_ROUTES4,
+				      "port info: egw_route4 %u/%u", after.maps[x].entries,
+				      after.maps[x].max);
+	}
+
 	/* references: two SAs of one tunnel address need two deletions */
 	api_addr(EGW_XDP_ADDR_ESP, AF_INET, "192.0.2.1", true);
 	api_addr(EGW_XDP_ADDR_ESP, AF_INET, "192.0.2.1", false);
@@ -981,22 +1331,20 @@ api_phase(const char *obj_path, unsigned long iters)
 	for (n_ok = 0, i = 0; i < EGW_XDP_MAX_ADDRS + 1; i++) {
 		uint32_t be = htonl(0x0ac80000u + i);
 
-		rc = egw_xdp_addr(EGW_XDP_ADDR_OWN, AF_INET, (const uint8_t *)&be, true, err,
-				  sizeof(err));
+		rc = egw_xdp_own(0, 0, AF_INET, (const uint8_t *)&be, true, err, sizeof(err));
 		if (rc != 0)
 			break;
 		n_ok++;
 	}
 	CHECK(rc == -E2BIG && strstr(err, "egw_own4") != NULL && strstr(err, "full") != NULL &&
-		      n_ok == EGW_XDP_MAX_ADDRS - 1,
-	      "own4 full after %u more (1 was there): %d %s", n_ok, rc, err);
+		      n_ok == EGW_XDP_MAX_ADDRS - 2,
+	      "own4 full after %u more (2 were there): %d %s", n_ok, rc, err);
 	tcp4_to(&f, "10.200.0.7");
 	expect("TCP to an address of a full map", &f, EGW_XDP_CLS_OWN);
 	for (i = 0; i < n_ok; i++) {
 		uint32_t be = htonl(0x0ac80000u + i);
 
-		rc = egw_xdp_addr(EGW_XDP_ADDR_OWN, AF_INET, (const uint8_t *)&be, false, err,
-				  sizeof(err));
+		rc = egw_xdp_own(0, 0, AF_INET, (const uint8_t *)&be, false, err, sizeof(err));
 		if (rc != 0)
 			break;
 	}
@@ -1016,8 +1364,10 @@ api_phase(const char *obj_path, unsigned long iters)
 	egw_xdp_port_close(0);
 	CHECK(!egw_xdp_port_active(0), "port 0 closed");
 	CHECK(stat(path, &st) != 0 && errno == ENOENT, "%s unpinned", path);
-	rc = egw_xdp_addr(EGW_XDP_ADDR_OWN, AF_INET, a, true, err, sizeof(err));
+	rc = egw_xdp_own(0, 0, AF_INET, a, true, err, sizeof(err));
 	CHECK(rc == 0, "no port open: an address is nothing to steer (%d)", rc);
+	rc = egw_xdp_route(AF_INET, a, 24, true, err, sizeof(err));
+	CHECK(rc == 0, "no port open: a route is nothing to steer (%d)", rc);
 	bpf_xdp_detach(ifindex, 0, NULL);
 }
 
@@ -1057,6 +1407,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	obj = load(argv[1]);
+	obj_main = obj;
 	cfg_fd = map_fd(obj, "egw_cfg");
 	stats_fd = map_fd(obj, "egw_stats");
 	xsks = map_fd(obj, "xsks_map");
@@ -1089,9 +1440,26 @@ main(int argc, char **argv)
 	}
 	populate(obj);
 
-	set_flags(EGW_XDP_F_ACCESS | EGW_XDP_F_ESP4 | EGW_XDP_F_ESP6 | EGW_XDP_F_OWN4 |
-		  EGW_XDP_F_OWN6 | EGW_XDP_F_POOL4 | EGW_XDP_F_POOL6 | EGW_XDP_F_FLOWS);
+	set_flags(EGW_XDP_F_ALL);
 	table();
+
+	/* the kernel's addresses while they are few: egw_kernq alone decides */
+	{
+		uint32_t k[2] = {htonl(ip4("10.1.1.1")), htonl(ip4("172.16.0.1"))};
+		struct frame f;
+
+		set_kernq(obj, 2, k);
+		tcp4(&f, "172.16.0.1");
+		expect("TCP to the kernel's address in egw_kernq, inside a route", &f,
+		       EGW_XDP_CLS_KERNEL);
+		tcp4(&f, "172.16.5.5");
+		expect("TCP to a routed prefix, egw_kernq in use", &f, EGW_XDP_CLS_ROUTE);
+		set_kernq(obj, 0, NULL);
+		tcp4(&f, "172.16.0.1");
+		expect("TCP to an address only egw_kern4 has, egw_kernq in use (empty)", &f,
+		       EGW_XDP_CLS_ROUTE);
+		set_kernq(obj, EGW_XDP_KERNQ + 1, NULL);
+	}
 
 	/* an uplink: PPPoE is the kernel's, the rest as before */
 	set_flags(EGW_XDP_F_ESP4 | EGW_XDP_F_OWN4 | EGW_XDP_F_POOL4);
@@ -1104,6 +1472,10 @@ main(int argc, char **argv)
 		expect("PPPoE session on a non-access port", &f, EGW_XDP_CLS_KERNEL);
 		udp4(&f, "192.0.2.1", 4500, 0x1000, 32);
 		expect("UDP 4500 ESP on the uplink", &f, EGW_XDP_CLS_ESP);
+		udp4(&f, "192.0.2.1", 4501, 0x1000, 32);
+		expect("UDP 4501 ESP, NATT flag off", &f, EGW_XDP_CLS_KERNEL);
+		tcp4(&f, "172.16.5.5");
+		expect("TCP to a routed prefix, ROUTE4 flag off", &f, EGW_XDP_CLS_KERNEL);
 	}
 	/* the flags gate the maps: an address in a map whose flag is off is not
 	 * looked up (the control side sets a flag with the first entry) */
@@ -1117,8 +1489,7 @@ main(int argc, char **argv)
 		expect("TCP to edgegw's address, flag off", &f, EGW_XDP_CLS_KERNEL);
 	}
 
-	set_flags(EGW_XDP_F_ACCESS | EGW_XDP_F_ESP4 | EGW_XDP_F_ESP6 | EGW_XDP_F_OWN4 |
-		  EGW_XDP_F_OWN6 | EGW_XDP_F_POOL4 | EGW_XDP_F_POOL6 | EGW_XDP_F_FLOWS);
+	set_flags(EGW_XDP_F_ALL);
 	fuzz(iters / 2);
 
 	api_phase(argv[1], iters / 2);
