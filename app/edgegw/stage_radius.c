@@ -57,6 +57,7 @@ struct aaa_sess {
 /* A Stop in flight: its attributes kept for the next round. */
 struct acct_stop {
 	unsigned int rounds;
+	uint64_t event_ms; /* the session's end: Acct-Delay-Time counts from it */
 	size_t len;
 	uint8_t attrs[EGW_RADIUS_PKT_MAX];
 };
@@ -439,8 +440,8 @@ acct_answer(void *arg, int status, const uint8_t *pkt, size_t len)
 static void
 acct_send(uint32_t status, size_t len)
 {
-	if (egw_radius_send(rad.cl, EGW_RADIUS_ACCT_REQUEST, rad.buf + EGW_RADIUS_HDR_LEN, len,
-			    NULL, 0, acct_answer, (void *)(uintptr_t)status, NULL) < 0)
+	if (egw_radius_send_acct(rad.cl, rad.buf + EGW_RADIUS_HDR_LEN, len, 0, acct_answer,
+				 (void *)(uintptr_t)status, NULL) < 0)
 		rad.c.acct_refused++;
 }
 
@@ -449,8 +450,9 @@ static void stop_answer(void *arg, int status, const uint8_t *pkt, size_t len);
 static void
 stop_send(struct acct_stop *st)
 {
-	if (egw_radius_send(rad.cl, EGW_RADIUS_ACCT_REQUEST, st->attrs, st->len, NULL, 0,
-			    stop_answer, st, NULL) < 0) {
+	/* every round counts its Acct-Delay-Time from the session's end */
+	if (egw_radius_send_acct(rad.cl, st->attrs, st->len, st->event_ms, stop_answer, st, NULL) <
+	    0) {
 		rad.c.acct_stop_lost++;
 		rad.stops_pending--;
 		free(st);
@@ -565,6 +567,7 @@ event_hook(enum egw_pppoe_event ev, uint16_t sid, void *arg)
 				rad.c.acct_stop_lost++;
 			} else {
 				st->rounds = 0;
+				st->event_ms = egw_radius_clock_ms();
 				st->len = acct_build(a, &s, EGW_RADIUS_ACCT_STOP, cause);
 				memcpy(st->attrs, rad.buf + EGW_RADIUS_HDR_LEN, st->len);
 				rad.stops_pending++;
@@ -588,9 +591,8 @@ acct_on_off(uint32_t status)
 	if (status == EGW_RADIUS_ACCT_OFF)
 		egw_radius_attr_put_u32(&p, EGW_RADIUS_A_ACCT_TERMINATE_CAUSE,
 					EGW_RADIUS_TERM_NAS_REBOOT);
-	if (egw_radius_send(rad.cl, EGW_RADIUS_ACCT_REQUEST, rad.buf + EGW_RADIUS_HDR_LEN,
-			    p.len - EGW_RADIUS_HDR_LEN, NULL, 0, acct_answer,
-			    (void *)(uintptr_t)status, NULL) == 0)
+	if (egw_radius_send_acct(rad.cl, rad.buf + EGW_RADIUS_HDR_LEN, p.len - EGW_RADIUS_HDR_LEN,
+				 0, acct_answer, (void *)(uintptr_t)status, NULL) == 0)
 		rad.acct_on_pending++;
 	else
 		rad.c.acct_refused++;
