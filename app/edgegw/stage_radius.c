@@ -65,7 +65,8 @@ struct acct_stop {
 #define RAD_CNT_LIST(X)                                                               \
 	X(auth_requests, "Access-Requests made for PAP/CHAP logins")                  \
 	X(auth_accept, "logins a server accepted")                                    \
-	X(auth_reject, "logins a server rejected (Access-Reject, Access-Challenge)")  \
+	X(auth_reject, "logins a server rejected (Access-Reject)")                    \
+	X(auth_challenge, "Access-Challenges, refused as rejects (RFC 2865 4.4)")     \
 	X(auth_no_answer, "logins no server answered")                                \
 	X(auth_refused_full, "logins refused at once: the outstanding-request limit") \
 	X(acct_start, "Accounting Starts answered")                                   \
@@ -250,9 +251,22 @@ auth_answer(void *arg, int status, const uint8_t *pkt, size_t len)
 	egw_radius_authz_parse(pkt, len, z);
 	memset(&pz, 0, sizeof(pz));
 	if (z->reply_message[0] != '\0') {
-		printf("radius: session %u user %s: Reply-Message \"%s\"\n", a->sid, a->user,
-		       z->reply_message);
+		if (pkt[0] != EGW_RADIUS_ACCESS_CHALLENGE)
+			printf("radius: session %u user %s: Reply-Message \"%s\"\n", a->sid,
+			       a->user, z->reply_message);
 		pz.message = z->reply_message;
+	}
+	if (pkt[0] == EGW_RADIUS_ACCESS_CHALLENGE) {
+		/* RFC 2865 4.4: a NAS that does not do challenge/response MUST
+		 * take an Access-Challenge for an Access-Reject */
+		rad.c.auth_challenge++;
+		printf("radius: session %u user %s: Access-Challenge refused as an Access-Reject "
+		       "(no challenge/response, RFC 2865 4.4)%s%s%s\n",
+		       a->sid, a->user, z->reply_message[0] != '\0' ? ": Reply-Message \"" : "",
+		       z->reply_message, z->reply_message[0] != '\0' ? "\"" : "");
+		egw_pppoe_auth_done(a->sid, a->cookie, EGW_PPPOE_AUTH_REJECT, &pz);
+		free(z);
+		return;
 	}
 	if (pkt[0] != EGW_RADIUS_ACCESS_ACCEPT) {
 		rad.c.auth_reject++;
