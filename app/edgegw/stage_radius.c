@@ -291,6 +291,8 @@ auth_answer(void *arg, int status, const uint8_t *pkt, size_t len)
 		       a->sid, ip6, z->framed_ipv6_prefix.len);
 	}
 	memcpy(pz.dns, z->dns4, sizeof(pz.dns));
+	if (z->present & EGW_RADIUS_Z_DNS6)
+		memcpy(pz.dns6, z->dns6, sizeof(pz.dns6));
 	pz.mtu = z->framed_mtu;
 	a->session_timeout = z->session_timeout;
 	a->idle_timeout = z->idle_timeout;

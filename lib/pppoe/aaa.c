@@ -161,6 +161,7 @@ authz_apply(struct ppp_sess *ps, const struct egw_pppoe_authz *z)
 	}
 	ps->dns[0] = z->dns[0];
 	ps->dns[1] = z->dns[1];
+	memcpy(ps->dns6, z->dns6, sizeof(ps->dns6));
 	if (z->mtu >= PPP_MRU_MIN)
 		pppoe_sess_set_mru(ps->s, RTE_MIN(ppp_peer_mru(ps), z->mtu));
 	return true;

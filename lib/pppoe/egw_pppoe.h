@@ -359,6 +359,7 @@ struct egw_pppoe_authz {
 	bool has_ip6_prefix;
 	uint8_t ip6_prefix[8]; /**< its /64 (outside the IPv6 pools), instead of one from a pool */
 	rte_be32_t dns[2];     /**< IPCP DNS servers (RFC 1877) */
+	uint8_t dns6[2][16];   /**< RDNSS of its router advertisements (RFC 8106); :: none */
 	uint16_t mtu;          /**< the most it is sent (Framed-MTU), 576.. */
 	const char *message;   /**< text of the PAP/CHAP reply (NULL: the default) */
 };
