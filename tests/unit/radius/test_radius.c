@@ -664,6 +664,80 @@ test_acct_delay(void)
 	close(s);
 }
 
+/* More than 256 requests in flight: a second socket (the Identifier is one
+ * octet, RFC 2865 3), each answer matched on its own socket. */
+#define MANY 300
+
+static void
+test_many_outstanding(void)
+{
+	static uint8_t reqs[MANY][128];
+	static struct sockaddr_in froms[MANY];
+	struct egw_radius_server_conf c;
+	struct egw_radius *r = egw_radius_create(MANY);
+	uint16_t port, ports[2] = {0, 0};
+	unsigned int per_port[2] = {0, 0}, i, got = 0, bad_port = 0;
+	bool seen[2][256];
+	uint8_t attrs[64];
+	struct egw_radius_pkt ap;
+	int s = udp_server(&port), k, rcvbuf = 4 << 20;
+
+	/* all of them are queued before the server reads one */
+	setsockopt(s, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	memset(seen, 0, sizeof(seen));
+	egw_radius_pkt_init(&ap, attrs, sizeof(attrs), 0, 0);
+	egw_radius_attr_put(&ap, EGW_RADIUS_A_USER_NAME, "many", 4);
+	server_conf(&c, port, 1, 10000, 0);
+	egw_radius_server_add(r, &c);
+	memset(&done_seen, 0, sizeof(done_seen));
+	for (i = 0; i < MANY; i++)
+		if (egw_radius_send(r, EGW_RADIUS_ACCESS_REQUEST, attrs + 20, ap.len - 20,
+				    (const uint8_t *)"pw", 2, done_cb, NULL, NULL) != 0)
+			break;
+	CHECK(i == MANY && egw_radius_outstanding(r) == MANY, "%u requests in flight", i);
+	for (i = 0; i < MANY; i++) {
+		ssize_t n = srv_recv(r, s, reqs[i], sizeof(reqs[i]), &froms[i], 500);
+		uint16_t sp;
+
+		if (n <= 20)
+			break;
+		got++;
+		sp = ntohs(froms[i].sin_port);
+		for (k = 0; k < 2; k++)
+			if (ports[k] == 0 || ports[k] == sp)
+				break;
+		if (k == 2) {
+			bad_port++;
+			continue;
+		}
+		ports[k] = sp;
+		if (!seen[k][reqs[i][1]])
+			per_port[k]++;
+		seen[k][reqs[i][1]] = true;
+	}
+	CHECK(got == MANY, "the server got all %u (%u)", MANY, got);
+	CHECK(bad_port == 0 && ports[1] != 0, "from two sockets (ports %u and %u)", ports[0],
+	      ports[1]);
+	CHECK(per_port[0] + per_port[1] == MANY && (per_port[0] == 256 || per_port[1] == 256),
+	      "256 Identifiers on one socket, the rest on the other (%u + %u)", per_port[0],
+	      per_port[1]);
+	/* answered in reverse order: each on the socket and Identifier it came from */
+	for (i = got; i-- > 0;)
+		answer(s, reqs[i], &froms[i], EGW_RADIUS_ACCESS_ACCEPT, true, false);
+	for (i = 0; i < 2000 && done_seen.calls < MANY; i++) {
+		egw_radius_poll(r);
+		usleep(1000);
+	}
+	CHECK(done_seen.calls == MANY && cnt(r, "access_accept") == MANY,
+	      "every request answered (%d, accepts %lu)", done_seen.calls,
+	      (unsigned long)cnt(r, "access_accept"));
+	CHECK(cnt(r, "rx_unknown_id") == 0 && cnt(r, "rx_bad_authenticator") == 0,
+	      "no answer matched to the wrong request");
+	CHECK(egw_radius_outstanding(r) == 0, "none left");
+	egw_radius_destroy(r);
+	close(s);
+}
+
 /* ---------------- DAE ---------------- */
 
 static int dae_calls;
@@ -791,6 +865,7 @@ main(void)
 	test_addr();
 	test_client();
 	test_acct_delay();
+	test_many_outstanding();
 	test_dae();
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures != 0;
