@@ -85,6 +85,7 @@ struct acct_stop {
 	X(dae_disconnected, "sessions ended by a Disconnect-Request")                 \
 	X(dae_changed, "sessions changed by a CoA-Request")                           \
 	X(dae_not_found, "DAE requests that matched no session (NAK 503)")            \
+	X(dae_bad_filter, "CoA-Requests naming no filter set in Filter-Id (NAK 407)") \
 	X(dae_bad_request, "DAE requests without a session attribute or with a wrong NAS (NAK)")
 
 struct rad_cnt {
@@ -291,6 +292,15 @@ auth_answer(void *arg, int status, const uint8_t *pkt, size_t len)
 		       a->sid, ip6, z->framed_ipv6_prefix.len);
 	}
 	memcpy(pz.dns, z->dns4, sizeof(pz.dns));
+	/* Filter-Id names a filter set; lib/pppoe refuses the login if there
+	 * is none of that name (fail closed) */
+	if (z->present & EGW_RADIUS_Z_FILTER_ID) {
+		pz.filter_set = z->filter_id;
+		if (!egw_pppoe_filter_set_exists(z->filter_id))
+			printf("radius: session %u user %s: Filter-Id \"%s\" names no filter set: "
+			       "login refused\n",
+			       a->sid, a->user, z->filter_id);
+	}
 	if (z->present & EGW_RADIUS_Z_DNS6)
 		memcpy(pz.dns6, z->dns6, sizeof(pz.dns6));
 	pz.mtu = z->framed_mtu;
@@ -757,6 +767,14 @@ dae_hook(void *arg, const uint8_t *pkt, size_t len, const struct sockaddr_storag
 	}
 	/* CoA: the session's limits change, the session stays */
 	egw_radius_authz_parse(pkt, len, &z);
+	/* a Filter-Id naming no filter set changes nothing (RFC 5176 3.5:
+	 * Invalid Attribute Value) */
+	if ((z.present & EGW_RADIUS_Z_FILTER_ID) && !egw_pppoe_filter_set_exists(z.filter_id)) {
+		rad.c.dae_bad_filter++;
+		printf("radius: CoA-Request: Filter-Id \"%s\" names no filter set: NAK\n",
+		       z.filter_id);
+		return EGW_RADIUS_ERR_INVALID_ATTRIBUTE_VALUE;
+	}
 	for (i = 0; i < m.n; i++) {
 		struct aaa_sess *a = rad.sess[m.sids[i]];
 
@@ -776,7 +794,9 @@ dae_hook(void *arg, const uint8_t *pkt, size_t len, const struct sockaddr_storag
 			a->interim = z.interim_interval;
 			a->next_interim_ms = a->interim != 0 ? now_ms() + a->interim * 1000ull : 0;
 		}
-		if (z.present & EGW_RADIUS_Z_FILTER_ID)
+		/* the live session runs the set's programs from its next burst */
+		if ((z.present & EGW_RADIUS_Z_FILTER_ID) &&
+		    egw_pppoe_session_set_filter_set(m.sids[i], z.filter_id) == 0)
 			memcpy(a->filter_id, z.filter_id, sizeof(a->filter_id));
 		if (z.present & EGW_RADIUS_Z_RATE) {
 			a->rate_up = z.rate_up_bps;

@@ -102,6 +102,10 @@ grace Cleartext-Password := "grace-pw"
 \tFramed-IPv6-Prefix = %s,
 \tDNS-Server-IPv6-Address = %s,
 \tDNS-Server-IPv6-Address += %s
+heidi Cleartext-Password := "heidi-pw"
+\tFilter-Id = "gold"
+judy Cleartext-Password := "judy-pw"
+\tFilter-Id = "nosuch"
 """ % (ALICE_IP, CLASS_HEX, GRACE_POOL, GRACE_PREFIX6, GRACE_DNS6[0], GRACE_DNS6[1])
 
 
@@ -315,6 +319,25 @@ def ra_rdnss(pkt6):
     return (list(o.dns), o.lifetime) if o is not None else (None, None)
 
 
+def up_passes(acc, upl, cl, dport, tag):
+    """Does a UDP packet from cl to dport leave by the uplink?"""
+    from scapy.all import IP, UDP, Raw
+    m = upl.mark()
+    acc.send(cl.ip_frame(bytes(IP(src=cl.ip4, dst=REMOTE4) / UDP(sport=4242, dport=dport) /
+                               Raw(tag))))
+    got = upl.wait(m, lambda f: f.etype == 0x0800 and tag in f.l3, count=1, timeout=1.5)
+    return len(got) == 1
+
+
+def down_passes(upl, cl, dport, tag):
+    """Does a UDP packet to cl's dport arrive in its session?"""
+    from scapy.all import IP, UDP, Raw
+    n = len(cl.data4)
+    upl.send(pt.eth(MAC_U, PEER_MAC, 0x0800) +
+             bytes(IP(src=REMOTE4, dst=cl.ip4) / UDP(sport=4242, dport=dport) / Raw(tag)))
+    return cl.wait(lambda: any(tag in d for d in cl.data4[n:]), 1.5)
+
+
 def session_row(e, user):
     out = e.run("show pppoe sessions detail")
     for r in pt.sessions_from_text(out):
@@ -365,6 +388,10 @@ def run(c, binary, srv):
         "pppoe pool add 2001:db8:100::/48",
         "pppoe keepalive 5 3",
         "pppoe ac-name %s" % AC_NAME,
+        # named filter sets: RADIUS Filter-Id and local users name them
+        "pppoe filter pass set gold not udp port 7",
+        "pppoe filter pass set silver not udp port 8",
+        "ppp user add ivan ivan-pw filter silver",
         "ppp auth pap radius",
         "radius nas-identifier edgegw-test",
         "radius nas-ip 127.0.0.1",
@@ -597,10 +624,60 @@ def run(c, binary, srv):
         st = (recs(both, "grace", "Stop") or [{}])[-1]
         c.eq(st.get("Framed-IPv6-Prefix"), GRACE_PREFIX6, "grace Stop: Framed-IPv6-Prefix")
 
+        # ---- heidi: Filter-Id names the set gold (not udp port 7)
+        h = pt.Client(acc, "02:00:00:00:02:09", name="heidi", user="heidi", secret="heidi-pw")
+        bad = h.connect(auth="pap", ipv6=False)
+        c.check(not bad, "heidi: bound", repr(bad))
+        row, out = session_row(e, "heidi")
+        c.check("filter set gold" in out, "heidi: show pppoe sessions detail: filter set gold",
+                out)
+        c.check(not up_passes(acc, upl, h, 7, b"heidi-up-7"),
+                "heidi: upstream UDP port 7 dropped by her set gold")
+        c.check(up_passes(acc, upl, h, 9, b"heidi-up-9"), "heidi: upstream UDP port 9 passes")
+        c.check(not down_passes(upl, h, 7, b"heidi-dn-7"),
+                "heidi: downstream UDP port 7 dropped by her set gold")
+        c.check(down_passes(upl, h, 9, b"heidi-dn-9"), "heidi: downstream UDP port 9 arrives")
+        flt = e.run("show pppoe filters")
+        c.check("set gold" in flt and "(1 sessions)" in flt, "show pppoe filters: set gold, "
+                "named by one session", flt)
+        h.padt_send()
+
+        # ---- judy: Filter-Id names no set: refused (fail closed)
+        jd = pt.Client(acc, "02:00:00:00:02:0a", name="judy", user="judy", secret="judy-pw")
+        r = jd.connect(auth="pap")
+        c.check(r.get("auth") is not None and r["auth"][1] == 3,
+                "judy: PAP Nak: her Filter-Id names no filter set", repr(r))
+        c.check(egwtest.wait_for(lambda: 'Filter-Id "nosuch" names no filter set: login '
+                                 'refused' in e.stdout(), 3),
+                "judy: logged: her Filter-Id names no filter set")
+        cnt = pt.counters_from_text(e.run("show pppoe stats"))
+        c.eq(cnt.get("auth_remote_bad_filter"), 1, "judy: counted auth_remote_bad_filter")
+        c.eq(len(recs(both, "judy", "Start")), 0, "judy: no accounting")
+
+        # ---- ivan: a local user whose sessions run the set silver
+        e.run("ppp auth pap")
+        iv = pt.Client(acc, "02:00:00:00:02:0b", name="ivan", user="ivan", secret="ivan-pw")
+        bad = iv.connect(auth="pap", ipv6=False)
+        c.check(not bad, "ivan: bound (local table)", repr(bad))
+        row, out = session_row(e, "ivan")
+        c.check("filter set silver" in out, "ivan: runs his user's set silver", out)
+        c.check(not up_passes(acc, upl, iv, 8, b"ivan-up-8"),
+                "ivan: upstream UDP port 8 dropped by silver")
+        c.check(up_passes(acc, upl, iv, 7, b"ivan-up-7"), "ivan: upstream UDP port 7 passes")
+        e.run("pppoe filter pass set silver none")
+        c.check(egwtest.wait_for(lambda: "silver: filter set silver is named by 1 sessions "
+                                 "and local users: it cannot be emptied" in e.e.stderr(), 3) and
+                "set silver" in e.run("show pppoe filters"),
+                "a set named by a session and a local user cannot be emptied", e.e.stderr())
+        iv.padt_send()
+        e.run("ppp auth pap radius")
+
         # ---- carol: CoA, then Disconnect
         cl = pt.Client(acc, "02:00:00:00:02:04", name="carol", user="carol", secret="carol-pw")
-        bad = cl.connect(auth="pap")
+        bad = cl.connect(auth="pap", ipv6=False)
         c.check(not bad, "carol: bound", repr(bad))
+        c.check(up_passes(acc, upl, cl, 8, b"carol-up-8a"),
+                "carol: no filter set yet: upstream UDP port 8 passes")
         rc, out = radclient(c, "coa", 'User-Name = "carol", Filter-Id = "silver", '
                             'Session-Timeout = 500, Message-Authenticator = 0x00\n',
                             DAE_SECRET)
@@ -608,6 +685,17 @@ def run(c, binary, srv):
         row, out = session_row(e, "carol")
         c.check(row is not None and "filter silver" in out and "session-timeout 5" in out,
                 "carol: filter and Session-Timeout changed, session kept", out)
+        c.check("filter set silver" in out, "carol: her session runs the set silver now", out)
+        c.check(not up_passes(acc, upl, cl, 8, b"carol-up-8b"),
+                "carol: after the CoA upstream UDP port 8 is dropped (set silver)")
+        c.check(up_passes(acc, upl, cl, 7, b"carol-up-7"), "carol: UDP port 7 still passes")
+        rc, out = radclient(c, "coa", 'User-Name = "carol", Filter-Id = "nosuch", '
+                            'Message-Authenticator = 0x00\n', DAE_SECRET)
+        c.check("CoA-NAK" in out and "Invalid-Attribute-Value" in out,
+                "CoA naming no filter set: NAK, Error-Cause Invalid-Attribute-Value (407)", out)
+        row, out = session_row(e, "carol")
+        c.check(row is not None and "filter set silver" in out,
+                "carol: still up, still on silver after the refused CoA", out)
         rc, out = radclient(c, "disconnect", 'User-Name = "carol", '
                             'Message-Authenticator = 0x00\n', "wrong-secret")
         c.check(rc != 0 and "Disconnect-ACK" not in out, "bad secret: no answer")
@@ -689,7 +777,8 @@ def run(c, binary, srv):
     c.eq(f.get("counters.rx_bad_authenticator"), 0, "no bad Response Authenticator")
     c.eq(f.get("counters.rx_no_msgauth"), 0, "every Access response carried a "
          "Message-Authenticator")
-    c.eq(f.get("counters.auth_accept"), 6, "six logins accepted")
+    c.eq(f.get("counters.auth_accept"), 8, "eight logins accepted by the server")
+    c.eq(f.get("counters.dae_bad_filter"), 1, "one CoA naming no filter set")
     c.eq(f.get("counters.auth_reject"), 1, "one rejected")
     c.eq(f.get("counters.auth_challenge"), 1, "one challenged")
     c.check(f.get("counters.failovers", 0) >= 1, "failover counted")
