@@ -39,6 +39,12 @@ pppoe_session; the scapy-side client of pppoetest.py plays the subscribers.
          Identifier (RFC 2866 5.2), all three in its detail file once it
          resumes; no Stop is lost anywhere (JSON acct_stop_lost 0, every
          session's Stop in a detail file).
+  heidi, judy, ivan  named filter sets: Filter-Id gold on the data path, a
+         Filter-Id naming no set refused, a local user's set; CoA moves carol
+         onto silver, a CoA naming no set is NAKed (407).
+  gen0..gen299  bench/pppoe_login_gen logs 300 subscribers in at once while
+         the secondary is paused: 300 Access-Requests in flight, so a second
+         client socket; all answered once it resumes, none mismatched.
 At exit: Accounting-On and -Off, no secret in stdout, stderr or the JSON.
 
 usage: test_radius.py EDGEGW
@@ -72,6 +78,7 @@ ALICE_DELEGATED = "2001:db8:77::/56"
 GRACE_POOL = "100.64.1.0/24"
 GRACE_PREFIX6 = "2001:db8:aa:1::/64"
 GRACE_DNS6 = ("2001:db8::53", "2001:db8::54")
+GEN_N = 300  # logins in flight at once: more than one socket's 256 Identifiers
 
 USERS = """
 alice Cleartext-Password := "alice-pw"
@@ -106,7 +113,8 @@ heidi Cleartext-Password := "heidi-pw"
 \tFilter-Id = "gold"
 judy Cleartext-Password := "judy-pw"
 \tFilter-Id = "nosuch"
-""" % (ALICE_IP, CLASS_HEX, GRACE_POOL, GRACE_PREFIX6, GRACE_DNS6[0], GRACE_DNS6[1])
+""" % (ALICE_IP, CLASS_HEX, GRACE_POOL, GRACE_PREFIX6, GRACE_DNS6[0], GRACE_DNS6[1]) + \
+    "".join('gen%d Cleartext-Password := "gen-pw"\n' % i for i in range(GEN_N))
 
 
 def radius_conf(d, port):
@@ -338,6 +346,19 @@ def down_passes(upl, cl, dport, tag):
     return cl.wait(lambda: any(tag in d for d in cl.data4[n:]), 1.5)
 
 
+def client_sockets(pid):
+    """edgegw's unconnected UDP sockets on an ephemeral port: its RADIUS
+    client sockets (the DAE listener is bound to its own address)."""
+    out = subprocess.run(["ss", "-Huanp"], stdout=subprocess.PIPE).stdout.decode()
+    res = []
+    for ln in out.splitlines():
+        w = ln.split()
+        # State Recv-Q Send-Q Local Peer Process
+        if len(w) >= 6 and "pid=%d," % pid in ln and w[3].startswith(("0.0.0.0:", "*:")):
+            res.append(ln)
+    return res
+
+
 def session_row(e, user):
     out = e.run("show pppoe sessions detail")
     for r in pt.sessions_from_text(out):
@@ -408,6 +429,7 @@ def run(c, binary, srv):
         e.stop()
         return
     acc, upl = pt.Port(IF_A), pt.Port(IF_U)
+    gen_ran = False
     primary, secondary = srv["primary"], srv["secondary"]
     both = (primary, secondary)
     try:
@@ -754,6 +776,54 @@ def run(c, binary, srv):
         c.check(egwtest.wait_for(lambda: pt.counters_from_text(
             e.run("show radius stats")).get("acct_stop_pending", 1) == 0, 5),
             "dave: his Stop answered")
+
+        # ---- 300 logins at once while the server is paused: more
+        # Access-Requests in flight than one socket has Identifiers (256),
+        # so a second socket; all answered once the server resumes
+        gen = os.path.join(os.path.dirname(os.path.abspath(binary)), "..", "..", "bench",
+                           "pppoe_login_gen")
+        if not os.access(gen, os.X_OK):
+            c.log("no %s (build bench/): the second-socket case is not run" % gen)
+        else:
+            gen_ran = True
+            # all of them negotiating at once (the default is 256)
+            e.run("pppoe limit starting 1024")
+            # dave's Stop retransmissions above were answered on old
+            # Identifiers too (rx_unknown_id): count from here
+            cnt = pt.counters_from_text(e.run("show radius stats"))
+            wrong0 = cnt.get("rx_unknown_id", 0) + cnt.get("rx_bad_authenticator", 0)
+            secondary.p.send_signal(signal.SIGSTOP)
+            try:
+                g = subprocess.Popen([gen, IF_A, str(GEN_N), "--base", "300000", "--user", "gen",
+                                      "--users", str(GEN_N), "--password", "gen-pw",
+                                      "--timeout", "40"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+                # resumed before the secondary's 3 transmissions x 1.5 s are
+                # over: the requests are still in flight then
+                c.check(egwtest.wait_for(lambda: pt.counters_from_text(
+                    e.run("show radius stats")).get("outstanding", 0) >= GEN_N, 3, 0.1),
+                    "%d Access-Requests outstanding at once" % GEN_N)
+                socks = client_sockets(e.e.p.pid)
+                c.check(len(socks) >= 2, "edgegw's RADIUS client has a second socket",
+                        "\n".join(socks))
+            finally:
+                secondary.p.send_signal(signal.SIGCONT)
+            try:
+                gout = g.communicate(timeout=60)[0].decode(errors="replace").strip()
+            except subprocess.TimeoutExpired:
+                g.kill()
+                gout = g.communicate()[0].decode(errors="replace").strip()
+            c.log("pppoe_login_gen: %s" % gout)
+            c.check(g.returncode == 0 and ("bound %d of %d" % (GEN_N, GEN_N)) in gout,
+                    "all %d logins answered on both sockets and bound" % GEN_N, gout)
+            cnt = pt.counters_from_text(e.run("show radius stats"))
+            c.eq(cnt.get("rx_unknown_id", 0) + cnt.get("rx_bad_authenticator", 0) - wrong0, 0,
+                 "no answer was matched to the wrong request")
+            e.run("pppoe session clear all")
+            c.check(egwtest.wait_for(lambda: "0 sessions" in e.run("show pppoe sessions"), 20)
+                    and egwtest.wait_for(lambda: pt.counters_from_text(
+                        e.run("show radius stats")).get("acct_stop_pending", 1) == 0, 30),
+                    "their %d Stops answered" % GEN_N)
     finally:
         rc = e.stop()
         acc.close()
@@ -777,7 +847,9 @@ def run(c, binary, srv):
     c.eq(f.get("counters.rx_bad_authenticator"), 0, "no bad Response Authenticator")
     c.eq(f.get("counters.rx_no_msgauth"), 0, "every Access response carried a "
          "Message-Authenticator")
-    c.eq(f.get("counters.auth_accept"), 8, "eight logins accepted by the server")
+    c.eq(f.get("counters.auth_accept"), 8 + (GEN_N if gen_ran else 0),
+         "the logins accepted by the server: 8 named ones%s" %
+         (" and the generator's %d" % GEN_N if gen_ran else ""))
     c.eq(f.get("counters.dae_bad_filter"), 1, "one CoA naming no filter set")
     c.eq(f.get("counters.auth_reject"), 1, "one rejected")
     c.eq(f.get("counters.auth_challenge"), 1, "one challenged")
