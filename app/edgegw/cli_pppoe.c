@@ -11,11 +11,11 @@
  *   pppoe mru <n>
  *   pppoe mss-clamp auto|off|<value>
  *   pppoe keepalive <interval-s> <misses>
- *   pppoe filter pass|active [user <name>] <pcap expression>|none
+ *   pppoe filter pass|active [user <name>|set <name>] <pcap expression>|none
  *   pppoe idle-timeout <seconds>
  *   pppoe session clear <id>|all
  *   ppp auth pap|chap|none [local|radius|radius local]
- *   ppp user add <name> <secret> [address <A>]
+ *   ppp user add <name> <secret> [address <A>] [filter <set>]
  *   ppp user del <name>
  *   show pppoe sessions [detail] | stats | filters
  * Each checks its words before it changes anything; the library checks the
@@ -450,12 +450,13 @@ session_clear(struct pppoe_args *a)
 	printf("pppoe: session %" PRIu64 " closing\n", sid);
 }
 
-/* pppoe filter pass|active [user <name>] <expression>|none: the rest of the
- * line after the kind (and user) is the expression, as pppd takes it. */
+/* pppoe filter pass|active [user <name>|set <name>] <expression>|none: the
+ * rest of the line after the kind (and user or set) is the expression, as
+ * pppd takes it. */
 static void
 filter_cmd(char *line)
 {
-	char *p = line + strlen("filter"), *kind, *user = NULL, err[256];
+	char *p = line + strlen("filter"), *kind, *user = NULL, *set = NULL, err[256];
 	enum egw_pppoe_filter_kind k;
 	int rc;
 
@@ -470,8 +471,8 @@ filter_cmd(char *line)
 	} else if (strcmp(kind, "active") == 0) {
 		k = EGW_PPPOE_FILTER_ACTIVE;
 	} else {
-		egw_cli_fail(
-			"usage: pppoe filter pass|active [user <name>] <pcap expression>|none");
+		egw_cli_fail("usage: pppoe filter pass|active [user <name>|set <name>] <pcap "
+			     "expression>|none");
 		return;
 	}
 	while (*p == ' ' || *p == '\t')
@@ -488,19 +489,48 @@ filter_cmd(char *line)
 			return;
 		while (*p == ' ' || *p == '\t')
 			p++;
+	} else if (strncmp(p, "set", 3) == 0 && (p[3] == ' ' || p[3] == '\t')) {
+		p += 4;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		set = p;
+		p += strcspn(p, " \t");
+		if (*p != '\0')
+			*p++ = '\0';
+		if (check_name("pppoe filter", "set", set) < 0)
+			return;
+		while (*p == ' ' || *p == '\t')
+			p++;
 	}
 	if (*p == '\0') {
 		egw_cli_fail("pppoe filter %s: an expression (pcap-filter(7)) or none", kind);
 		return;
 	}
-	rc = egw_pppoe_set_filter(k, user, strcmp(p, "none") == 0 ? NULL : p, err, sizeof(err));
+	if (set != NULL)
+		rc = egw_pppoe_set_filter_set(k, set, strcmp(p, "none") == 0 ? NULL : p, err,
+					      sizeof(err));
+	else
+		rc = egw_pppoe_set_filter(k, user, strcmp(p, "none") == 0 ? NULL : p, err,
+					  sizeof(err));
 	if (rc < 0) {
 		egw_cli_fail("pppoe filter %s%s%s: %s (the filter in place stays)", kind,
-			     user != NULL ? " user " : "", user != NULL ? user : "", err);
+			     user != NULL  ? " user "
+			     : set != NULL ? " set "
+					   : "",
+			     user != NULL  ? user
+			     : set != NULL ? set
+					   : "",
+			     err);
 		return;
 	}
-	printf("pppoe: %s filter%s%s %s\n", kind, user != NULL ? " of " : "",
-	       user != NULL ? user : "", strcmp(p, "none") == 0 ? "removed" : "set");
+	printf("pppoe: %s filter%s%s %s\n", kind,
+	       user != NULL  ? " of "
+	       : set != NULL ? " of set "
+			     : "",
+	       user != NULL  ? user
+	       : set != NULL ? set
+			     : "",
+	       strcmp(p, "none") == 0 ? "removed" : "set");
 }
 
 static void
@@ -624,8 +654,28 @@ user_add(struct pppoe_args *a)
 	size_t n;
 	int rc;
 
-	if ((a->n != 4 && a->n != 6) || (a->n == 6 && strcmp(a->w[4], "address") != 0)) {
-		egw_cli_fail("usage: ppp user add <name> <secret> [address <A>]");
+	const char *set = NULL, *addr_s = NULL;
+	unsigned int i;
+
+	if (a->n < 4 || a->n % 2 != 0) {
+		egw_cli_fail("usage: ppp user add <name> <secret> [address <A>] [filter <set>]");
+		return;
+	}
+	for (i = 4; i + 1 < (unsigned int)a->n; i += 2) {
+		if (strcmp(a->w[i], "address") == 0 && addr_s == NULL) {
+			addr_s = a->w[i + 1];
+		} else if (strcmp(a->w[i], "filter") == 0 && set == NULL) {
+			set = a->w[i + 1];
+		} else {
+			egw_cli_fail("usage: ppp user add <name> <secret> [address <A>] [filter "
+				     "<set>]");
+			return;
+		}
+	}
+	/* checked before the user exists: a refused line changes nothing */
+	if (set != NULL && !egw_pppoe_filter_set_exists(set)) {
+		egw_cli_fail("%s %s: no filter set '%s' (pppoe filter pass|active set %s ...)", cmd,
+			     a->w[2], set, set);
 		return;
 	}
 	if (check_name(cmd, "name", a->w[2]) < 0)
@@ -637,25 +687,29 @@ user_add(struct pppoe_args *a)
 			     EGW_PPPOE_NAME_MAX);
 		return;
 	}
-	if (a->n == 6 && parse_ip4(cmd, "address", a->w[5], &addr) < 0)
+	if (addr_s != NULL && parse_ip4(cmd, "address", addr_s, &addr) < 0)
 		return;
 	rc = egw_pppoe_user_add(a->w[2], a->w[3], addr);
-	if (rc == -EEXIST && a->n == 6)
+	if (rc == -EEXIST && addr_s != NULL)
 		egw_cli_fail("%s %s: the user exists, or address %s is another user's or in use",
-			     cmd, a->w[2], a->w[5]);
+			     cmd, a->w[2], addr_s);
 	else if (rc == -EEXIST)
 		egw_cli_fail("%s: user '%s' exists", cmd, a->w[2]);
 	else if (rc == -ENOSPC)
 		egw_cli_fail("%s %s: no room for another user", cmd, a->w[2]);
-	else if (rc == -EINVAL && a->n == 6)
+	else if (rc == -EINVAL && addr_s != NULL)
 		egw_cli_fail("%s %s: address %s cannot be given to a subscriber (a pool's own "
 			     "address or outside any usable range)",
-			     cmd, a->w[2], a->w[5]);
+			     cmd, a->w[2], addr_s);
 	else if (rc < 0)
 		egw_cli_fail("%s %s: %s", cmd, a->w[2], strerror(-rc));
-	else
-		printf("ppp: user %s added%s%s\n", a->w[2], a->n == 6 ? ", address " : "",
-		       a->n == 6 ? a->w[5] : "");
+	if (rc < 0)
+		return;
+	if (set != NULL)
+		egw_pppoe_user_set_filter_set(a->w[2], set); /* the set exists (above) */
+	printf("ppp: user %s added%s%s%s%s\n", a->w[2], addr_s != NULL ? ", address " : "",
+	       addr_s != NULL ? addr_s : "", set != NULL ? ", filter set " : "",
+	       set != NULL ? set : "");
 }
 
 static void
@@ -787,6 +841,8 @@ show_session(const struct egw_pppoe_session_info *s, void *arg)
 	       s->lcp, s->ipcp, s->ipv6cp, s->mru, s->ip6_iid[0], s->ip6_iid[1], s->ip6_iid[2],
 	       s->ip6_iid[3], s->ip6_iid[4], s->ip6_iid[5], s->ip6_iid[6], s->ip6_iid[7],
 	       s->echo_missed);
+	if (s->filter_set[0] != '\0')
+		printf("        filter set %s\n", s->filter_set);
 	printf("        data rx %" PRIu64 " packets %" PRIu64 " bytes, tx %" PRIu64
 	       " packets %" PRIu64 " bytes; control rx %" PRIu64 " tx %" PRIu64 "\n",
 	       s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes, s->ctrl_rx, s->ctrl_tx);
@@ -893,14 +949,29 @@ show_filter(const char *user, enum egw_pppoe_filter_kind kind, const char *expr,
 }
 
 static void
+show_filter_set(const char *set, enum egw_pppoe_filter_kind kind, const char *expr, bool jit,
+		unsigned int sessions, void *arg)
+{
+	unsigned int *n = arg;
+	char who[EGW_PPPOE_NAME_MAX + 8];
+
+	snprintf(who, sizeof(who), "set %s", set);
+	printf("  %-7s %-20s %-6s %s (%u sessions)\n",
+	       kind == EGW_PPPOE_FILTER_PASS ? "pass" : "active", who, jit ? "jit" : "interp", expr,
+	       sessions);
+	(*n)++;
+}
+
+static void
 show_filters(void)
 {
 	struct egw_pppoe_config c;
 	unsigned int n = 0;
 
 	egw_pppoe_config_get(&c);
-	printf("  kind    user                 run    expression\n");
+	printf("  kind    user or set          run    expression\n");
 	egw_pppoe_filters_walk(show_filter, &n);
+	egw_pppoe_filter_sets_walk(show_filter_set, &n);
 	if (n == 0)
 		printf("  (no filter: every frame passes)\n");
 	if (c.idle_timeout_s != 0)

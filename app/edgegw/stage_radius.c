@@ -57,6 +57,7 @@ struct aaa_sess {
 /* A Stop in flight: its attributes kept for the next round. */
 struct acct_stop {
 	unsigned int rounds;
+	uint64_t event_ms; /* the session's end: Acct-Delay-Time counts from it */
 	size_t len;
 	uint8_t attrs[EGW_RADIUS_PKT_MAX];
 };
@@ -64,7 +65,8 @@ struct acct_stop {
 #define RAD_CNT_LIST(X)                                                               \
 	X(auth_requests, "Access-Requests made for PAP/CHAP logins")                  \
 	X(auth_accept, "logins a server accepted")                                    \
-	X(auth_reject, "logins a server rejected (Access-Reject, Access-Challenge)")  \
+	X(auth_reject, "logins a server rejected (Access-Reject)")                    \
+	X(auth_challenge, "Access-Challenges, refused as rejects (RFC 2865 4.4)")     \
 	X(auth_no_answer, "logins no server answered")                                \
 	X(auth_refused_full, "logins refused at once: the outstanding-request limit") \
 	X(acct_start, "Accounting Starts answered")                                   \
@@ -83,6 +85,7 @@ struct acct_stop {
 	X(dae_disconnected, "sessions ended by a Disconnect-Request")                 \
 	X(dae_changed, "sessions changed by a CoA-Request")                           \
 	X(dae_not_found, "DAE requests that matched no session (NAK 503)")            \
+	X(dae_bad_filter, "CoA-Requests naming no filter set in Filter-Id (NAK 407)") \
 	X(dae_bad_request, "DAE requests without a session attribute or with a wrong NAS (NAK)")
 
 struct rad_cnt {
@@ -249,9 +252,22 @@ auth_answer(void *arg, int status, const uint8_t *pkt, size_t len)
 	egw_radius_authz_parse(pkt, len, z);
 	memset(&pz, 0, sizeof(pz));
 	if (z->reply_message[0] != '\0') {
-		printf("radius: session %u user %s: Reply-Message \"%s\"\n", a->sid, a->user,
-		       z->reply_message);
+		if (pkt[0] != EGW_RADIUS_ACCESS_CHALLENGE)
+			printf("radius: session %u user %s: Reply-Message \"%s\"\n", a->sid,
+			       a->user, z->reply_message);
 		pz.message = z->reply_message;
+	}
+	if (pkt[0] == EGW_RADIUS_ACCESS_CHALLENGE) {
+		/* RFC 2865 4.4: a NAS that does not do challenge/response MUST
+		 * take an Access-Challenge for an Access-Reject */
+		rad.c.auth_challenge++;
+		printf("radius: session %u user %s: Access-Challenge refused as an Access-Reject "
+		       "(no challenge/response, RFC 2865 4.4)%s%s%s\n",
+		       a->sid, a->user, z->reply_message[0] != '\0' ? ": Reply-Message \"" : "",
+		       z->reply_message, z->reply_message[0] != '\0' ? "\"" : "");
+		egw_pppoe_auth_done(a->sid, a->cookie, EGW_PPPOE_AUTH_REJECT, &pz);
+		free(z);
+		return;
 	}
 	if (pkt[0] != EGW_RADIUS_ACCESS_ACCEPT) {
 		rad.c.auth_reject++;
@@ -276,6 +292,17 @@ auth_answer(void *arg, int status, const uint8_t *pkt, size_t len)
 		       a->sid, ip6, z->framed_ipv6_prefix.len);
 	}
 	memcpy(pz.dns, z->dns4, sizeof(pz.dns));
+	/* Filter-Id names a filter set; lib/pppoe refuses the login if there
+	 * is none of that name (fail closed) */
+	if (z->present & EGW_RADIUS_Z_FILTER_ID) {
+		pz.filter_set = z->filter_id;
+		if (!egw_pppoe_filter_set_exists(z->filter_id))
+			printf("radius: session %u user %s: Filter-Id \"%s\" names no filter set: "
+			       "login refused\n",
+			       a->sid, a->user, z->filter_id);
+	}
+	if (z->present & EGW_RADIUS_Z_DNS6)
+		memcpy(pz.dns6, z->dns6, sizeof(pz.dns6));
 	pz.mtu = z->framed_mtu;
 	a->session_timeout = z->session_timeout;
 	a->idle_timeout = z->idle_timeout;
@@ -439,8 +466,8 @@ acct_answer(void *arg, int status, const uint8_t *pkt, size_t len)
 static void
 acct_send(uint32_t status, size_t len)
 {
-	if (egw_radius_send(rad.cl, EGW_RADIUS_ACCT_REQUEST, rad.buf + EGW_RADIUS_HDR_LEN, len,
-			    NULL, 0, acct_answer, (void *)(uintptr_t)status, NULL) < 0)
+	if (egw_radius_send_acct(rad.cl, rad.buf + EGW_RADIUS_HDR_LEN, len, 0, acct_answer,
+				 (void *)(uintptr_t)status, NULL) < 0)
 		rad.c.acct_refused++;
 }
 
@@ -449,8 +476,9 @@ static void stop_answer(void *arg, int status, const uint8_t *pkt, size_t len);
 static void
 stop_send(struct acct_stop *st)
 {
-	if (egw_radius_send(rad.cl, EGW_RADIUS_ACCT_REQUEST, st->attrs, st->len, NULL, 0,
-			    stop_answer, st, NULL) < 0) {
+	/* every round counts its Acct-Delay-Time from the session's end */
+	if (egw_radius_send_acct(rad.cl, st->attrs, st->len, st->event_ms, stop_answer, st, NULL) <
+	    0) {
 		rad.c.acct_stop_lost++;
 		rad.stops_pending--;
 		free(st);
@@ -565,6 +593,7 @@ event_hook(enum egw_pppoe_event ev, uint16_t sid, void *arg)
 				rad.c.acct_stop_lost++;
 			} else {
 				st->rounds = 0;
+				st->event_ms = egw_radius_clock_ms();
 				st->len = acct_build(a, &s, EGW_RADIUS_ACCT_STOP, cause);
 				memcpy(st->attrs, rad.buf + EGW_RADIUS_HDR_LEN, st->len);
 				rad.stops_pending++;
@@ -588,9 +617,8 @@ acct_on_off(uint32_t status)
 	if (status == EGW_RADIUS_ACCT_OFF)
 		egw_radius_attr_put_u32(&p, EGW_RADIUS_A_ACCT_TERMINATE_CAUSE,
 					EGW_RADIUS_TERM_NAS_REBOOT);
-	if (egw_radius_send(rad.cl, EGW_RADIUS_ACCT_REQUEST, rad.buf + EGW_RADIUS_HDR_LEN,
-			    p.len - EGW_RADIUS_HDR_LEN, NULL, 0, acct_answer,
-			    (void *)(uintptr_t)status, NULL) == 0)
+	if (egw_radius_send_acct(rad.cl, rad.buf + EGW_RADIUS_HDR_LEN, p.len - EGW_RADIUS_HDR_LEN,
+				 0, acct_answer, (void *)(uintptr_t)status, NULL) == 0)
 		rad.acct_on_pending++;
 	else
 		rad.c.acct_refused++;
@@ -739,6 +767,14 @@ dae_hook(void *arg, const uint8_t *pkt, size_t len, const struct sockaddr_storag
 	}
 	/* CoA: the session's limits change, the session stays */
 	egw_radius_authz_parse(pkt, len, &z);
+	/* a Filter-Id naming no filter set changes nothing (RFC 5176 3.5:
+	 * Invalid Attribute Value) */
+	if ((z.present & EGW_RADIUS_Z_FILTER_ID) && !egw_pppoe_filter_set_exists(z.filter_id)) {
+		rad.c.dae_bad_filter++;
+		printf("radius: CoA-Request: Filter-Id \"%s\" names no filter set: NAK\n",
+		       z.filter_id);
+		return EGW_RADIUS_ERR_INVALID_ATTRIBUTE_VALUE;
+	}
 	for (i = 0; i < m.n; i++) {
 		struct aaa_sess *a = rad.sess[m.sids[i]];
 
@@ -758,7 +794,9 @@ dae_hook(void *arg, const uint8_t *pkt, size_t len, const struct sockaddr_storag
 			a->interim = z.interim_interval;
 			a->next_interim_ms = a->interim != 0 ? now_ms() + a->interim * 1000ull : 0;
 		}
-		if (z.present & EGW_RADIUS_Z_FILTER_ID)
+		/* the live session runs the set's programs from its next burst */
+		if ((z.present & EGW_RADIUS_Z_FILTER_ID) &&
+		    egw_pppoe_session_set_filter_set(m.sids[i], z.filter_id) == 0)
 			memcpy(a->filter_id, z.filter_id, sizeof(a->filter_id));
 		if (z.present & EGW_RADIUS_Z_RATE) {
 			a->rate_up = z.rate_up_bps;

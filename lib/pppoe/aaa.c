@@ -139,6 +139,18 @@ authz_apply(struct ppp_sess *ps, const struct egw_pppoe_authz *z)
 {
 	if (z == NULL)
 		return true;
+	/* fail closed: a filter the server names must exist here */
+	if (z->filter_set != NULL && z->filter_set[0] != '\0') {
+		if (!egw_pppoe_filter_set_exists(z->filter_set)) {
+			PPPOE_CNT_INC(AUTH_REMOTE_BAD_FILTER);
+			PPPOE_LOG(NOTICE,
+				  "session %u: the authorisation names filter set '%s', which does "
+				  "not exist: login refused",
+				  ps->s->sid, z->filter_set);
+			return false;
+		}
+		snprintf(ps->filter_set, sizeof(ps->filter_set), "%s", z->filter_set);
+	}
 	if (z->pool != NULL && z->pool[0] != '\0') {
 		if (strlen(z->pool) >= sizeof(ps->pool) || !pppoe_pool4_named_exists(z->pool))
 			return false;
@@ -161,6 +173,7 @@ authz_apply(struct ppp_sess *ps, const struct egw_pppoe_authz *z)
 	}
 	ps->dns[0] = z->dns[0];
 	ps->dns[1] = z->dns[1];
+	memcpy(ps->dns6, z->dns6, sizeof(ps->dns6));
 	if (z->mtu >= PPP_MRU_MIN)
 		pppoe_sess_set_mru(ps->s, RTE_MIN(ppp_peer_mru(ps), z->mtu));
 	return true;

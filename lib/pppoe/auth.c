@@ -47,6 +47,7 @@ struct ppp_user {
 	uint8_t secret_len;
 	rte_be32_t addr;
 	char name[EGW_PPPOE_NAME_MAX + 1];
+	char filter_set[EGW_PPPOE_NAME_MAX + 1]; /* "": none */
 	uint8_t secret[EGW_PPPOE_NAME_MAX];
 };
 
@@ -151,6 +152,37 @@ egw_pppoe_user_del(const char *name)
 		}
 	}
 	return -ENOENT;
+}
+
+int
+egw_pppoe_user_set_filter_set(const char *name, const char *set)
+{
+	struct ppp_user *u;
+
+	if (name == NULL)
+		return -ENOENT;
+	u = user_find((const uint8_t *)name, strnlen(name, EGW_PPPOE_NAME_MAX + 1));
+	if (u == NULL)
+		return -ENOENT;
+	if (set == NULL)
+		set = "";
+	if (set[0] != '\0' && !egw_pppoe_filter_set_exists(set))
+		return -ESRCH;
+	snprintf(u->filter_set, sizeof(u->filter_set), "%s", set);
+	return 0;
+}
+
+bool
+ppp_users_name_set(const char *set)
+{
+	const struct ppp_user *u;
+	unsigned int i;
+
+	for (i = 0; i < USER_BUCKETS; i++)
+		for (u = users[i]; u != NULL; u = u->next)
+			if (strcmp(u->filter_set, set) == 0)
+				return true;
+	return false;
 }
 
 unsigned int
@@ -271,6 +303,8 @@ auth_success(struct ppp_sess *ps, const struct ppp_user *u)
 	ps->authenticated = true;
 	memcpy(ps->user, u->name, u->name_len + 1);
 	ps->user_addr = u->addr;
+	/* the set exists: it cannot be emptied while a user names it */
+	memcpy(ps->filter_set, u->filter_set, sizeof(ps->filter_set));
 	ppp_auth_stop(ps);
 	if (first && ps->phase == PPP_PHASE_AUTH)
 		ppp_phase_network(ps);
@@ -540,7 +574,9 @@ ppp_auth_local_fallback(struct ppp_sess *ps)
 		     CRYPTO_memcmp(expect, ps->aaa_cred, CHAP_MD5_LEN) == 0;
 		OPENSSL_cleanse(expect, sizeof(expect));
 	}
-	if (ok)
+	if (ok) {
 		ps->user_addr = u->addr;
+		memcpy(ps->filter_set, u->filter_set, sizeof(ps->filter_set));
+	}
 	ppp_auth_remote_result(ps, ok, NULL);
 }

@@ -248,6 +248,32 @@ enum egw_pppoe_filter_kind {
  */
 int egw_pppoe_set_filter(enum egw_pppoe_filter_kind kind, const char *user, const char *expr,
 			 char *err, size_t errlen);
+/**
+ * Set a filter of a named filter set (created by its first filter, gone
+ * with its last): sessions that name the set (a local user's filter set,
+ * RADIUS Filter-Id, CoA) run it instead of their user's or the default, for
+ * the kinds the set has. At most 64 sets. Same change-over as
+ * egw_pppoe_set_filter().
+ *
+ * @return 0; as egw_pppoe_set_filter(), and -EBUSY: expr NULL would empty a
+ *   set that sessions or local users name (err says how many).
+ */
+int egw_pppoe_set_filter_set(enum egw_pppoe_filter_kind kind, const char *set, const char *expr,
+			     char *err, size_t errlen);
+/** Does a filter set of that name exist? */
+bool egw_pppoe_filter_set_exists(const char *set);
+/**
+ * Change the filter set a live session runs (NULL or "": none), without
+ * dropping it: a bound session's frames run the new set's programs from the
+ * next burst on. @return 0; -ENOENT (no such session, or closing), -ESRCH
+ * (no such set: nothing changed).
+ */
+int egw_pppoe_session_set_filter_set(uint16_t sid, const char *set);
+/** Call fn for each filter of each set, with the number of sessions naming the set. */
+void egw_pppoe_filter_sets_walk(void (*fn)(const char *set, enum egw_pppoe_filter_kind kind,
+					   const char *expr, bool jit, unsigned int sessions,
+					   void *arg),
+				void *arg);
 /** Call fn for each filter set: user NULL for the defaults. */
 void egw_pppoe_filters_walk(void (*fn)(const char *user, enum egw_pppoe_filter_kind kind,
 				       const char *expr, bool jit, void *arg),
@@ -287,6 +313,12 @@ int egw_pppoe_set_auth(enum egw_pppoe_auth auth);
 int egw_pppoe_user_add(const char *name, const char *secret, rte_be32_t addr);
 /** -ENOENT. Sessions of the user stay up. */
 int egw_pppoe_user_del(const char *name);
+/**
+ * The named filter set a subscriber's sessions run (NULL or "": none); it
+ * must exist (and cannot be emptied while named). Sessions that are up
+ * keep theirs. -ENOENT (no such user), -ESRCH (no such set).
+ */
+int egw_pppoe_user_set_filter_set(const char *name, const char *set);
 
 /* --- remote authentication and accounting (AAA; aaa.c) --- */
 
@@ -359,8 +391,12 @@ struct egw_pppoe_authz {
 	bool has_ip6_prefix;
 	uint8_t ip6_prefix[8]; /**< its /64 (outside the IPv6 pools), instead of one from a pool */
 	rte_be32_t dns[2];     /**< IPCP DNS servers (RFC 1877) */
+	uint8_t dns6[2][16];   /**< RDNSS of its router advertisements (RFC 8106); :: none */
 	uint16_t mtu;          /**< the most it is sent (Framed-MTU), 576.. */
-	const char *message;   /**< text of the PAP/CHAP reply (NULL: the default) */
+	/** the named filter set it runs (Filter-Id); one that does not exist
+	 *  refuses the login (auth_remote_bad_filter). NULL or "": none */
+	const char *filter_set;
+	const char *message; /**< text of the PAP/CHAP reply (NULL: the default) */
 };
 
 /**
@@ -443,10 +479,11 @@ struct egw_pppoe_session_info {
 	enum egw_pppoe_sess_state state;
 	char lcp[16], ipcp[16], ipv6cp[16]; /**< FSM state names */
 	char user[EGW_PPPOE_NAME_MAX + 1];
-	uint16_t mru;       /**< we send at most this (peer's MRU) */
-	rte_be32_t ip4;     /**< 0 if none */
-	uint8_t ip6[16];    /**< the session's /64 prefix (zero if none) */
-	uint8_t ip6_iid[8]; /**< peer interface identifier */
+	char filter_set[EGW_PPPOE_NAME_MAX + 1]; /**< the named filter set it runs; "": none */
+	uint16_t mru;                            /**< we send at most this (peer's MRU) */
+	rte_be32_t ip4;                          /**< 0 if none */
+	uint8_t ip6[16];                         /**< the session's /64 prefix (zero if none) */
+	uint8_t ip6_iid[8];                      /**< peer interface identifier */
 	uint64_t uptime_s;
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes; /**< data path, summed */
 	uint64_t ctrl_rx, ctrl_tx;                     /**< control frames */

@@ -13,7 +13,9 @@
  * SLAAC (RFC 4862): three at short intervals, then one every ra_ms, and
  * one for each Router Solicitation (at most one per ra_min_ms). Without an
  * IPv6 pool IPv6CP still opens (link-local traffic only), counted as
- * ipv6_no_prefix: no advertisement, no route.
+ * ipv6_no_prefix: no advertisement, no route. DNS servers the
+ * authorisation gave (RADIUS DNS-Server-IPv6-Address, RFC 6911) go in a
+ * Recursive DNS Server option (RFC 8106) of every advertisement.
  */
 #include <string.h>
 
@@ -32,6 +34,7 @@
 #define ICMP6_RA 134
 #define ND_OPT_PREFIX 3
 #define ND_OPT_MTU 5
+#define ND_OPT_RDNSS 25 /* RFC 8106 5.1 */
 
 #define RA_ROUTER_LIFETIME 1800 /* s, 3 x MaxRtrAdvInterval (RFC 4861 6.2.1) */
 #define RA_CUR_HOP_LIMIT 64
@@ -202,7 +205,8 @@ icmp6_sum(const uint8_t src[16], const uint8_t dst[16], const uint8_t *msg, uint
 }
 
 #define RA_ICMP_LEN (16 + 32 + 8)
-#define RA_LEN (40 + RA_ICMP_LEN)
+#define RA_RDNSS_MAX (8 + 2 * 16)
+#define RA_LEN (40 + RA_ICMP_LEN + RA_RDNSS_MAX)
 
 static void
 put32(uint8_t *p, uint32_t v)
@@ -223,8 +227,11 @@ put16(uint8_t *p, uint16_t v)
 static void
 ra_send(struct ppp_sess *ps)
 {
+	static const uint8_t any6[16];
 	uint8_t pkt[RA_LEN];
-	uint8_t *ip = pkt, *icmp = pkt + 40, *pio = icmp + 16, *mtu = pio + 32;
+	uint8_t *ip = pkt, *icmp = pkt + 40, *pio = icmp + 16, *mtu = pio + 32, *rdnss = mtu + 8;
+	uint16_t icmp_len = RA_ICMP_LEN;
+	unsigned int i, nb_dns = 0;
 	/* the link MTU the host sends with: no more than we receive (our MRU,
 	 * RFC 1661's 1500 when not negotiated) nor than we send (its MRU) */
 	uint16_t mru = RTE_MIN(ps->want_mru ? ps->our_mru : (uint16_t)1500,
@@ -232,8 +239,19 @@ ra_send(struct ppp_sess *ps)
 	uint16_t ck;
 
 	memset(pkt, 0, sizeof(pkt));
+	/* RFC 8106 5.1: the servers the authorisation gave, in one option */
+	for (i = 0; i < RTE_DIM(ps->dns6); i++)
+		if (memcmp(ps->dns6[i], any6, 16) != 0)
+			memcpy(&rdnss[8 + 16 * nb_dns++], ps->dns6[i], 16);
+	if (nb_dns != 0) {
+		rdnss[0] = ND_OPT_RDNSS;
+		rdnss[1] = (uint8_t)(1 + 2 * nb_dns); /* units of 8 octets */
+		/* 5.1: at least 3 x MaxRtrAdvInterval, as the router lifetime */
+		put32(&rdnss[4], RA_ROUTER_LIFETIME);
+		icmp_len = (uint16_t)(icmp_len + 8 + 16 * nb_dns);
+	}
 	ip[0] = 0x60;
-	put16(&ip[4], RA_ICMP_LEN);
+	put16(&ip[4], icmp_len);
 	ip[6] = IPPROTO_ICMPV6;
 	ip[7] = 255;  /* RFC 4861 6.1.2: receivers check it */
 	ip[8] = 0xfe; /* fe80::<our iid> */
@@ -262,9 +280,9 @@ ra_send(struct ppp_sess *ps)
 	mtu[1] = 1;
 	put32(&mtu[4], mru);
 
-	ck = (uint16_t)~icmp6_sum(&ip[8], &ip[24], icmp, RA_ICMP_LEN);
+	ck = (uint16_t)~icmp6_sum(&ip[8], &ip[24], icmp, icmp_len);
 	memcpy(&icmp[2], &ck, 2); /* the sum is in memory order already */
-	if (ppp_send_raw(ps, PPP_IPV6, pkt, sizeof(pkt)) == 0)
+	if (ppp_send_raw(ps, PPP_IPV6, pkt, (uint16_t)(40 + icmp_len)) == 0)
 		PPPOE_CNT_INC(RA_TX);
 	ps->ra_last_tsc = rte_get_timer_cycles();
 }

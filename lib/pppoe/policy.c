@@ -16,6 +16,15 @@
  * (rte_rcu_qsbr_synchronize), so no frame is judged by a freed or half
  * installed program: each frame runs the old program or the new one.
  *
+ * Named filter sets: a set is a name with a pass and/or an active filter
+ * (up to POLICY_SETS sets). A session names one (a local user's `filter
+ * <set>`, RADIUS Filter-Id, changed by CoA: ppp_sess_filter_set()); for
+ * each kind the set defines it runs the set's filter instead of its user's
+ * or the default. The fast path is the same: the set's programs are put in
+ * the same slot pointers. A set that a session or a local user names cannot
+ * be emptied (EBUSY): a session never refers to a set that is gone, and a
+ * login whose authorisation names no set is refused (aaa.c): fail closed.
+ *
  * Idle timeout: with pppoe idle-timeout set, each data-path context notes
  * when a session last passed a frame matching its active filter (every
  * frame when there is none); once a second the control path closes bound
@@ -33,6 +42,7 @@
 #include "pppoe_private.h"
 
 #define POLICY_USERS 64
+#define POLICY_SETS 64
 #define IDLE_MAX_S 604800 /* a week */
 
 struct policy_ent {
@@ -43,6 +53,7 @@ struct policy_ent {
 static struct {
 	struct policy_ent def;
 	struct policy_ent users[POLICY_USERS];
+	struct policy_ent sets[POLICY_SETS]; /* user[]: the set's name */
 	unsigned int idle_s;
 	uint64_t last_idle_check;
 } pol;
@@ -67,13 +78,49 @@ user_ent(const char *user, bool create)
 	return free_ent;
 }
 
-/* The filter of kind k a session of this user runs. */
-static struct pppoe_filter *
-effective(const char *user, unsigned int k)
+static struct policy_ent *
+set_ent(const char *name, bool create)
 {
-	struct policy_ent *e = user_ent(user, false);
+	struct policy_ent *free_ent = NULL;
+	unsigned int i;
 
+	if (name == NULL || name[0] == '\0')
+		return NULL;
+	for (i = 0; i < POLICY_SETS; i++) {
+		if (strcmp(pol.sets[i].user, name) == 0)
+			return &pol.sets[i];
+		if (free_ent == NULL && pol.sets[i].user[0] == '\0')
+			free_ent = &pol.sets[i];
+	}
+	if (!create || free_ent == NULL)
+		return NULL;
+	snprintf(free_ent->user, sizeof(free_ent->user), "%s", name);
+	return free_ent;
+}
+
+bool
+egw_pppoe_filter_set_exists(const char *name)
+{
+	return name != NULL && strlen(name) <= EGW_PPPOE_NAME_MAX && set_ent(name, false) != NULL;
+}
+
+/* The filter of kind k a session of this user runs, with the named set
+ * (NULL or "": none) first. */
+static struct pppoe_filter *
+effective(const char *user, const char *set, unsigned int k)
+{
+	struct policy_ent *e = set_ent(set, false);
+
+	if (e != NULL && e->f[k] != NULL)
+		return e->f[k];
+	e = user_ent(user, false);
 	return e != NULL && e != &pol.def && e->f[k] != NULL ? e->f[k] : pol.def.f[k];
+}
+
+static struct pppoe_filter *
+sess_effective(const struct pppoe_sess *s, unsigned int k)
+{
+	return effective(ppp_sess_user(s), ppp_sess_filter_set(s), k);
 }
 
 static void
@@ -85,6 +132,8 @@ dp_filters_update(void)
 		any |= pol.def.f[k] != NULL;
 		for (i = 0; i < POLICY_USERS; i++)
 			any |= pol.users[i].f[k] != NULL;
+		for (i = 0; i < POLICY_SETS; i++)
+			any |= pol.sets[i].f[k] != NULL;
 	}
 	__atomic_store_n(&pppoe_dp.filters, any | (pol.idle_s != 0 ? 2u : 0u), __ATOMIC_RELEASE);
 }
@@ -92,49 +141,89 @@ dp_filters_update(void)
 void
 pppoe_policy_attach(struct pppoe_sess *s)
 {
-	const char *user = ppp_sess_user(s);
 	unsigned int k;
 
+	/* pairs with the acquire loads of fp->filt in fast.c */
 	for (k = 0; k < EGW_PPPOE_FILTER_MAX; k++)
-		__atomic_store_n(&s->fp->filt[k], effective(user, k), __ATOMIC_RELEASE);
+		__atomic_store_n(&s->fp->filt[k], sess_effective(s, k), __ATOMIC_RELEASE);
 }
 
-int
-egw_pppoe_set_filter(enum egw_pppoe_filter_kind kind, const char *user, const char *expr, char *err,
-		     size_t errlen)
+/* Sessions (in any state) naming set name. */
+static unsigned int
+set_sessions(const char *name)
+{
+	unsigned int sid, n = 0;
+
+	for (sid = 1; sid <= pppoe_g.table_size; sid++) {
+		struct pppoe_sess *s = pppoe_sess_get((uint16_t)sid);
+
+		if (s != NULL && s->state != EGW_PPPOE_S_FREE &&
+		    strcmp(ppp_sess_filter_set(s), name) == 0)
+			n++;
+	}
+	return n;
+}
+
+static int
+filter_set_common(enum egw_pppoe_filter_kind kind, const char *user, const char *set,
+		  const char *expr, char *err, size_t errlen)
 {
 	struct pppoe_filter *nf = NULL, *old;
 	struct policy_ent *e;
-	unsigned int sid;
+	unsigned int sid, n;
+	const char *name = set != NULL ? set : user;
 
 	if ((unsigned int)kind >= EGW_PPPOE_FILTER_MAX || !pppoe_g.init ||
-	    (user != NULL && strlen(user) > EGW_PPPOE_NAME_MAX)) {
+	    (name != NULL && strlen(name) > EGW_PPPOE_NAME_MAX) ||
+	    (set != NULL && set[0] == '\0')) {
 		snprintf(err, errlen, "bad arguments");
 		return -EINVAL;
+	}
+	if (set != NULL && expr == NULL) {
+		e = set_ent(set, false);
+		if (e == NULL)
+			return 0; /* nothing to remove */
+		/* the set's last filter goes: the set with it, unless named */
+		if (e->f[kind] != NULL &&
+		    e->f[kind == EGW_PPPOE_FILTER_PASS ? EGW_PPPOE_FILTER_ACTIVE
+						       : EGW_PPPOE_FILTER_PASS] == NULL) {
+			n = set_sessions(set);
+			if (n != 0 || ppp_users_name_set(set)) {
+				snprintf(err, errlen,
+					 "filter set %s is named by %u sessions%s: it cannot "
+					 "be emptied",
+					 set, n, ppp_users_name_set(set) ? " and local users" : "");
+				return -EBUSY;
+			}
+		}
 	}
 	if (expr != NULL) {
 		nf = pppoe_filter_compile(expr, pppoe_g.socket, err, errlen);
 		if (nf == NULL)
 			return -rte_errno;
 	}
-	e = user_ent(user, expr != NULL);
+	e = set != NULL ? set_ent(set, expr != NULL) : user_ent(user, expr != NULL);
 	if (e == NULL) {
 		pppoe_filter_free(nf);
 		if (expr == NULL)
 			return 0; /* nothing to remove */
-		snprintf(err, errlen, "filters for at most %u users", POLICY_USERS);
+		if (set != NULL)
+			snprintf(err, errlen, "at most %u filter sets", POLICY_SETS);
+		else
+			snprintf(err, errlen, "filters for at most %u users", POLICY_USERS);
 		return -ENOSPC;
 	}
 	old = e->f[kind];
 	e->f[kind] = nf;
 	if (nf != NULL)
 		__atomic_store_n(&pppoe_dp.filters, pppoe_dp.filters | 1u, __ATOMIC_RELEASE);
-	/* every bound session whose effective filter this is gets the new one */
+	/* every bound session whose effective filter this is gets the new one;
+	 * pairs with the acquire loads of fp->filt in fast.c */
 	for (sid = 1; sid <= pppoe_g.table_size; sid++) {
 		struct pppoe_sess *s = pppoe_sess_get((uint16_t)sid);
 
 		if (s != NULL && s->state == EGW_PPPOE_S_BOUND)
-			__atomic_store_n(&s->fp->filt[kind], effective(ppp_sess_user(s), kind),
+			__atomic_store_n(&s->fp->filt[kind], sess_effective(s, kind),
 					 __ATOMIC_RELEASE);
 	}
 	if (e != &pol.def && e->f[0] == NULL && e->f[1] == NULL)
@@ -146,6 +235,65 @@ egw_pppoe_set_filter(enum egw_pppoe_filter_kind kind, const char *user, const ch
 		pppoe_filter_free(old);
 	}
 	return 0;
+}
+
+int
+egw_pppoe_set_filter(enum egw_pppoe_filter_kind kind, const char *user, const char *expr, char *err,
+		     size_t errlen)
+{
+	return filter_set_common(kind, user, NULL, expr, err, errlen);
+}
+
+int
+egw_pppoe_set_filter_set(enum egw_pppoe_filter_kind kind, const char *set, const char *expr,
+			 char *err, size_t errlen)
+{
+	if (set == NULL) {
+		snprintf(err, errlen, "bad arguments");
+		return -EINVAL;
+	}
+	return filter_set_common(kind, NULL, set, expr, err, errlen);
+}
+
+int
+egw_pppoe_session_set_filter_set(uint16_t sid, const char *set)
+{
+	struct pppoe_sess *s = pppoe_sess_get(sid);
+	unsigned int k;
+	int rc;
+
+	if (s == NULL || s->state == EGW_PPPOE_S_FREE || s->state == EGW_PPPOE_S_CLOSING)
+		return -ENOENT;
+	if (set != NULL && set[0] != '\0' && !egw_pppoe_filter_set_exists(set))
+		return -ESRCH;
+	rc = ppp_sess_set_filter_set(s, set);
+	if (rc < 0)
+		return rc;
+	/* the set's programs stay allocated while it exists: a frame judged by
+	 * the old pointer runs a live program; pairs with the acquire loads of
+	 * fp->filt in fast.c */
+	if (s->state == EGW_PPPOE_S_BOUND)
+		for (k = 0; k < EGW_PPPOE_FILTER_MAX; k++)
+			__atomic_store_n(&s->fp->filt[k], sess_effective(s, k), __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+egw_pppoe_filter_sets_walk(void (*fn)(const char *set, enum egw_pppoe_filter_kind kind,
+				      const char *expr, bool jit, unsigned int sessions, void *arg),
+			   void *arg)
+{
+	unsigned int i, k, n;
+
+	for (i = 0; i < POLICY_SETS; i++) {
+		if (pol.sets[i].user[0] == '\0')
+			continue;
+		n = set_sessions(pol.sets[i].user);
+		for (k = 0; k < EGW_PPPOE_FILTER_MAX; k++)
+			if (pol.sets[i].f[k] != NULL)
+				fn(pol.sets[i].user, k, pol.sets[i].f[k]->expr,
+				   pppoe_filter_jit(pol.sets[i].f[k]), n, arg);
+	}
 }
 
 void
@@ -216,6 +364,8 @@ pppoe_policy_fini(void)
 		pppoe_filter_free(pol.def.f[k]);
 		for (i = 0; i < POLICY_USERS; i++)
 			pppoe_filter_free(pol.users[i].f[k]);
+		for (i = 0; i < POLICY_SETS; i++)
+			pppoe_filter_free(pol.sets[i].f[k]);
 	}
 	memset(&pol, 0, sizeof(pol));
 }

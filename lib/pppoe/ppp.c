@@ -314,6 +314,25 @@ ppp_sess_user(const struct pppoe_sess *s)
 	return s->ppp != NULL ? s->ppp->user : "";
 }
 
+const char *
+ppp_sess_filter_set(const struct pppoe_sess *s)
+{
+	return s->ppp != NULL ? s->ppp->filter_set : "";
+}
+
+int
+ppp_sess_set_filter_set(struct pppoe_sess *s, const char *set)
+{
+	if (s->ppp == NULL)
+		return -ENOENT;
+	if (set == NULL)
+		set = "";
+	if (strlen(set) >= sizeof(s->ppp->filter_set))
+		return -ESRCH;
+	strcpy(s->ppp->filter_set, set);
+	return 0;
+}
+
 void
 ppp_sess_info(const struct pppoe_sess *s, struct egw_pppoe_session_info *info)
 {
@@ -324,6 +343,7 @@ ppp_sess_info(const struct pppoe_sess *s, struct egw_pppoe_session_info *info)
 		snprintf(info->ipcp, sizeof(info->ipcp), "%s", ppp_state_name(PPP_ST_INITIAL));
 		snprintf(info->ipv6cp, sizeof(info->ipv6cp), "%s", ppp_state_name(PPP_ST_INITIAL));
 		info->user[0] = '\0';
+		info->filter_set[0] = '\0';
 		memset(info->ip6_iid, 0, sizeof(info->ip6_iid));
 		info->echo_missed = 0;
 		return;
@@ -332,6 +352,7 @@ ppp_sess_info(const struct pppoe_sess *s, struct egw_pppoe_session_info *info)
 	snprintf(info->ipcp, sizeof(info->ipcp), "%s", ppp_state_name(ps->ipcp.state));
 	snprintf(info->ipv6cp, sizeof(info->ipv6cp), "%s", ppp_state_name(ps->ipv6cp.state));
 	snprintf(info->user, sizeof(info->user), "%s", ps->user);
+	snprintf(info->filter_set, sizeof(info->filter_set), "%s", ps->filter_set);
 	memcpy(info->ip6_iid, ps->peer_iid, sizeof(info->ip6_iid));
 	info->echo_missed = ps->echo_missed;
 }

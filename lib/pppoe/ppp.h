@@ -267,8 +267,12 @@ struct ppp_sess {
 	uint8_t aaa_cred_len;
 	uint8_t aaa_cred[EGW_PPPOE_NAME_MAX]; /* PAP password or CHAP response (fallback) */
 	char aaa_user[EGW_PPPOE_NAME_MAX + 1];
-	rte_be32_t dns[2]; /* from the authorisation; 0: the configuration's */
-	char pool[48];     /* Framed-Pool: the IPv4 pool to take the address from */
+	rte_be32_t dns[2];   /* from the authorisation; 0: the configuration's */
+	uint8_t dns6[2][16]; /* from the authorisation: RDNSS in the RAs; :: none */
+	char pool[48];       /* Framed-Pool: the IPv4 pool to take the address from */
+	/* the named filter set (policy.c) it runs: the local user's, the
+	 * authorisation's Filter-Id or a CoA's; "": none */
+	char filter_set[EGW_PPPOE_NAME_MAX + 1];
 
 	/* network phase (ppp.c) */
 	struct rte_timer ncp_timer;

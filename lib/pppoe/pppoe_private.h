@@ -432,6 +432,10 @@ void ppp_sess_info(const struct pppoe_sess *s, struct egw_pppoe_session_info *in
 
 /** The user a session authenticated as ("" if none). */
 const char *ppp_sess_user(const struct pppoe_sess *s);
+/** The named filter set a session runs ("" if none). */
+const char *ppp_sess_filter_set(const struct pppoe_sess *s);
+/** Name it (NULL or "": none); -ENOENT (no PPP state), -ESRCH (name too long). */
+int ppp_sess_set_filter_set(struct pppoe_sess *s, const char *set);
 
 /* ---------------- policy (policy.c) ---------------- */
 
@@ -448,5 +452,7 @@ uint64_t pppoe_fast_sess_active(uint16_t sid);
 /** Subscriber table (auth.c). */
 void ppp_users_fini(void);
 unsigned int ppp_users_count(void);
+/** Does a local user name filter set set? */
+bool ppp_users_name_set(const char *set);
 
 #endif /* PPPOE_PRIVATE_H */

@@ -418,6 +418,14 @@ req_build(struct egw_radius *r, struct radius_req *q)
 		return -EMSGSIZE;
 	memcpy(&r->tx_buf[p.len], q->attrs, q->attrs_len);
 	p.len += q->attrs_len;
+	/* RFC 2866 5.2: in every Accounting-Request, the seconds since the
+	 * event (req_transmit() chose the value and, if it changed, the
+	 * identifier) */
+	if (q->code == EGW_RADIUS_ACCT_REQUEST) {
+		rc = egw_radius_attr_put_u32(&p, EGW_RADIUS_A_ACCT_DELAY_TIME, q->delay_s);
+		if (rc < 0)
+			return rc;
+	}
 	if (q->has_pw) {
 		rc = egw_radius_password_hide(q->pw, q->pw_len, s->c.secret, s->c.secret_len,
 					      q->auth, hidden);
@@ -446,6 +454,34 @@ deadline_note(struct egw_radius *r, uint64_t t)
 		r->next_deadline_ms = t;
 }
 
+/* Acct-Delay-Time of accounting request i for a transmission at now. A
+ * retransmission whose value changed is a new request for RFC 2866 (5.2:
+ * "the Identifier will also change"): it gets a new identifier, so a new
+ * Request Authenticator; the answer to the old one is no longer taken
+ * (rx_unknown_id). Without a free identifier it goes unchanged, the old
+ * value with it. */
+static void
+acct_delay_update(struct egw_radius *r, unsigned int i, uint64_t now)
+{
+	struct radius_req *q = &r->reqs[i];
+	uint32_t d = now > q->event_ms ? (uint32_t)((now - q->event_ms) / 1000) : 0;
+	int sock;
+	uint8_t id;
+
+	if (q->tx == 0 || d == q->delay_s) {
+		q->delay_s = d;
+		return;
+	}
+	if (id_alloc(r, r->servers[q->server].c.addr.ss_family, i, &sock, &id) < 0)
+		return;
+	r->socks[q->sock].slot[q->id] = 0;
+	r->socks[q->sock].nb_used--;
+	q->sock = sock;
+	q->id = id;
+	q->delay_s = d;
+	RADIUS_CNT_INC(r, ACCT_NEW_ID);
+}
+
 /* (Re)transmit request i to its server. */
 static void
 req_transmit(struct egw_radius *r, unsigned int i, uint64_t now)
@@ -457,6 +493,8 @@ req_transmit(struct egw_radius *r, unsigned int i, uint64_t now)
 
 	if (q->code != EGW_RADIUS_ACCESS_REQUEST)
 		addr_set_port(&to, s->c.acct_port);
+	if (q->code == EGW_RADIUS_ACCT_REQUEST)
+		acct_delay_update(r, i, now);
 	q->tx++;
 	q->deadline_ms = now + s->c.timeout_ms;
 	deadline_note(r, q->deadline_ms);
@@ -534,10 +572,40 @@ req_next_server(struct egw_radius *r, unsigned int i, uint64_t now)
 	req_transmit(r, i, now);
 }
 
+uint64_t
+egw_radius_clock_ms(void)
+{
+	return radius_now_ms();
+}
+
+static int req_start(struct egw_radius *r, uint8_t code, const uint8_t *attrs, size_t len,
+		     const uint8_t *password, size_t pwlen, uint64_t event_ms,
+		     egw_radius_done_fn done, void *arg, uint64_t *handle);
+
 int
 egw_radius_send(struct egw_radius *r, uint8_t code, const uint8_t *attrs, size_t len,
 		const uint8_t *password, size_t pwlen, egw_radius_done_fn done, void *arg,
 		uint64_t *handle)
+{
+	return req_start(r, code, attrs, len, password, pwlen, radius_now_ms(), done, arg, handle);
+}
+
+int
+egw_radius_send_acct(struct egw_radius *r, const uint8_t *attrs, size_t len, uint64_t event_ms,
+		     egw_radius_done_fn done, void *arg, uint64_t *handle)
+{
+	uint64_t now = radius_now_ms();
+
+	if (event_ms == 0 || event_ms > now)
+		event_ms = now;
+	return req_start(r, EGW_RADIUS_ACCT_REQUEST, attrs, len, NULL, 0, event_ms, done, arg,
+			 handle);
+}
+
+static int
+req_start(struct egw_radius *r, uint8_t code, const uint8_t *attrs, size_t len,
+	  const uint8_t *password, size_t pwlen, uint64_t event_ms, egw_radius_done_fn done,
+	  void *arg, uint64_t *handle)
 {
 	struct radius_req *q;
 	unsigned int i = 0, n;
@@ -576,6 +644,7 @@ egw_radius_send(struct egw_radius *r, uint8_t code, const uint8_t *attrs, size_t
 	q->done = done;
 	q->arg = arg;
 	q->seq = ++r->seq;
+	q->event_ms = event_ms;
 	q->attrs_len = (uint16_t)len;
 	if (len != 0)
 		memcpy(q->attrs, attrs, len);

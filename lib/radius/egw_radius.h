@@ -160,6 +160,7 @@ enum egw_radius_error_cause {
 	EGW_RADIUS_ERR_NAS_ID_MISMATCH = 403,
 	EGW_RADIUS_ERR_INVALID_REQUEST = 404,
 	EGW_RADIUS_ERR_UNSUPPORTED_SERVICE = 405,
+	EGW_RADIUS_ERR_INVALID_ATTRIBUTE_VALUE = 407,
 	EGW_RADIUS_ERR_SESSION_NOT_FOUND = 503,
 	EGW_RADIUS_ERR_SESSION_NOT_REMOVABLE = 504,
 	EGW_RADIUS_ERR_RESOURCES_UNAVAILABLE = 506,
@@ -367,6 +368,20 @@ typedef void (*egw_radius_done_fn)(void *arg, int status, const uint8_t *pkt, si
 int egw_radius_send(struct egw_radius *r, uint8_t code, const uint8_t *attrs, size_t len,
 		    const uint8_t *password, size_t pwlen, egw_radius_done_fn done, void *arg,
 		    uint64_t *handle);
+/**
+ * Send an Accounting-Request about an event at event_ms (egw_radius_clock_ms()
+ * time; 0 or a time to come: now). Like egw_radius_send(), and every
+ * transmission carries an Acct-Delay-Time (RFC 2866 5.2): the whole seconds
+ * from event_ms to that transmission. A retransmission whose Acct-Delay-Time
+ * changed goes with a new Identifier, so a new Request Authenticator (RFC
+ * 2866 5.2), counted acct_new_id. attrs must not hold an Acct-Delay-Time.
+ * egw_radius_send() with EGW_RADIUS_ACCT_REQUEST is this with the event now.
+ * @return as egw_radius_send().
+ */
+int egw_radius_send_acct(struct egw_radius *r, const uint8_t *attrs, size_t len, uint64_t event_ms,
+			 egw_radius_done_fn done, void *arg, uint64_t *handle);
+/** The client's clock: monotonic milliseconds (CLOCK_MONOTONIC). */
+uint64_t egw_radius_clock_ms(void);
 /** Forget a request (done is not called). -ENOENT if it already ended. */
 int egw_radius_cancel(struct egw_radius *r, uint64_t handle);
 /** Requests in flight. */

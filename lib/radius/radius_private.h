@@ -63,6 +63,8 @@ struct radius_req {
 	unsigned int tx, max_tx;
 	uint64_t seq; /* handle = seq << 17 | index */
 	uint64_t deadline_ms;
+	uint64_t event_ms; /* accounting: when the event happened (Acct-Delay-Time) */
+	uint32_t delay_s;  /* accounting: the Acct-Delay-Time last sent */
 	egw_radius_done_fn done;
 	void *arg;
 	uint8_t auth[EGW_RADIUS_AUTH_LEN]; /* of the current transmission */

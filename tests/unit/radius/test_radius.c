@@ -567,6 +567,177 @@ out:
 	close(s2);
 }
 
+static uint32_t
+delay_of(const uint8_t *pkt, size_t len)
+{
+	uint8_t vl;
+	const uint8_t *v = egw_radius_attr_find(pkt, len, EGW_RADIUS_A_ACCT_DELAY_TIME, &vl);
+	uint32_t d;
+
+	if (v == NULL || vl != 4)
+		return UINT32_MAX;
+	memcpy(&d, v, 4);
+	return ntohl(d);
+}
+
+/* RFC 2866 5.2: Acct-Delay-Time in every Accounting-Request, counted from
+ * the event; a retransmission whose value changed has a new Identifier
+ * (and so a new Request Authenticator); one whose value did not is the
+ * same datagram. */
+static void
+test_acct_delay(void)
+{
+	struct egw_radius_server_conf c;
+	struct egw_radius *r = egw_radius_create(4);
+	uint8_t b1[4096], b2[4096], b3[4096], attrs[64];
+	struct egw_radius_pkt ap;
+	struct sockaddr_in from;
+	uint16_t port;
+	int s = udp_server(&port), i;
+	ssize_t n1, n2, n3;
+
+	egw_radius_pkt_init(&ap, attrs, sizeof(attrs), 0, 0);
+	egw_radius_attr_put_u32(&ap, EGW_RADIUS_A_ACCT_STATUS_TYPE, EGW_RADIUS_ACCT_STOP);
+	/* a retransmission within the same second: same value, same datagram */
+	server_conf(&c, port, 1, 150, 1);
+	egw_radius_server_add(r, &c);
+	memset(&done_seen, 0, sizeof(done_seen));
+	CHECK(egw_radius_send_acct(r, attrs + 20, ap.len - 20, 0, done_cb, NULL, NULL) == 0,
+	      "Accounting-Request about an event now");
+	n1 = srv_recv(r, s, b1, sizeof(b1), &from, 500);
+	n2 = srv_recv(r, s, b2, sizeof(b2), &from, 500);
+	CHECK(n1 > 0 && delay_of(b1, (size_t)n1) == 0, "Acct-Delay-Time 0 at once (%u)",
+	      n1 > 0 ? delay_of(b1, (size_t)n1) : 0);
+	CHECK(n1 > 0 && n2 == n1 && memcmp(b1, b2, (size_t)n1) == 0,
+	      "retransmitted in the same second: the same datagram");
+	CHECK(cnt(r, "acct_new_id") == 0, "no new identifier for an unchanged value");
+	for (i = 0; i < 400 && done_seen.calls == 0; i++) {
+		egw_radius_poll(r);
+		usleep(1000);
+	}
+	CHECK(done_seen.calls == 1 && done_seen.status == -ETIMEDOUT, "unanswered: timed out");
+	egw_radius_server_del(r, &c.addr);
+
+	/* an event 5 s ago, retransmitted 1.1 s later: 5 then 6, a new id */
+	server_conf(&c, port, 1, 1100, 1);
+	egw_radius_server_add(r, &c);
+	memset(&done_seen, 0, sizeof(done_seen));
+	CHECK(egw_radius_send_acct(r, attrs + 20, ap.len - 20, egw_radius_clock_ms() - 5000,
+				   done_cb, NULL, NULL) == 0,
+	      "Accounting-Request about an event 5 s ago");
+	n1 = srv_recv(r, s, b1, sizeof(b1), &from, 500);
+	CHECK(n1 > 0 && delay_of(b1, (size_t)n1) == 5, "first transmission: Acct-Delay-Time 5");
+	CHECK(n1 > 0 &&
+		      egw_radius_verify(b1, (size_t)n1, secret, SLEN, NULL, true) == EGW_RADIUS_OK,
+	      "its Request Authenticator verifies");
+	n2 = srv_recv(r, s, b2, sizeof(b2), &from, 2000);
+	CHECK(n2 > 0 && delay_of(b2, (size_t)n2) == 6, "retransmission: Acct-Delay-Time 6 (%u)",
+	      n2 > 0 ? delay_of(b2, (size_t)n2) : 0);
+	CHECK(n1 > 0 && n2 > 0 && b2[1] != b1[1] && memcmp(&b2[4], &b1[4], 16) != 0,
+	      "a new Identifier and Request Authenticator (RFC 2866 5.2)");
+	CHECK(n2 > 0 &&
+		      egw_radius_verify(b2, (size_t)n2, secret, SLEN, NULL, true) == EGW_RADIUS_OK,
+	      "the retransmission's Request Authenticator verifies");
+	CHECK(cnt(r, "acct_new_id") == 1, "counted acct_new_id");
+	/* the answer to the first is no longer taken; the second's is */
+	if (n1 > 0 && n2 > 0) {
+		uint64_t unk = cnt(r, "rx_unknown_id");
+
+		answer(s, b1, &from, EGW_RADIUS_ACCT_RESPONSE, false, false);
+		for (i = 0; i < 50; i++) {
+			egw_radius_poll(r);
+			usleep(1000);
+		}
+		CHECK(done_seen.calls == 0 && cnt(r, "rx_unknown_id") == unk + 1,
+		      "an answer to the old Identifier is dropped");
+		answer(s, b2, &from, EGW_RADIUS_ACCT_RESPONSE, false, false);
+		for (i = 0; i < 200 && done_seen.calls == 0; i++) {
+			egw_radius_poll(r);
+			usleep(1000);
+		}
+		CHECK(done_seen.calls == 1 && done_seen.status == 0, "the new one is answered");
+	}
+	n3 = srv_recv(r, s, b3, sizeof(b3), &from, 50);
+	CHECK(n3 < 0, "nothing more sent");
+	CHECK(egw_radius_outstanding(r) == 0, "no request left");
+	egw_radius_destroy(r);
+	close(s);
+}
+
+/* More than 256 requests in flight: a second socket (the Identifier is one
+ * octet, RFC 2865 3), each answer matched on its own socket. */
+#define MANY 300
+
+static void
+test_many_outstanding(void)
+{
+	static uint8_t reqs[MANY][128];
+	static struct sockaddr_in froms[MANY];
+	struct egw_radius_server_conf c;
+	struct egw_radius *r = egw_radius_create(MANY);
+	uint16_t port, ports[2] = {0, 0};
+	unsigned int per_port[2] = {0, 0}, i, got = 0, bad_port = 0;
+	bool seen[2][256];
+	uint8_t attrs[64];
+	struct egw_radius_pkt ap;
+	int s = udp_server(&port), k, rcvbuf = 4 << 20;
+
+	/* all of them are queued before the server reads one */
+	setsockopt(s, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	memset(seen, 0, sizeof(seen));
+	egw_radius_pkt_init(&ap, attrs, sizeof(attrs), 0, 0);
+	egw_radius_attr_put(&ap, EGW_RADIUS_A_USER_NAME, "many", 4);
+	server_conf(&c, port, 1, 10000, 0);
+	egw_radius_server_add(r, &c);
+	memset(&done_seen, 0, sizeof(done_seen));
+	for (i = 0; i < MANY; i++)
+		if (egw_radius_send(r, EGW_RADIUS_ACCESS_REQUEST, attrs + 20, ap.len - 20,
+				    (const uint8_t *)"pw", 2, done_cb, NULL, NULL) != 0)
+			break;
+	CHECK(i == MANY && egw_radius_outstanding(r) == MANY, "%u requests in flight", i);
+	for (i = 0; i < MANY; i++) {
+		ssize_t n = srv_recv(r, s, reqs[i], sizeof(reqs[i]), &froms[i], 500);
+		uint16_t sp;
+
+		if (n <= 20)
+			break;
+		got++;
+		sp = ntohs(froms[i].sin_port);
+		for (k = 0; k < 2; k++)
+			if (ports[k] == 0 || ports[k] == sp)
+				break;
+		if (k == 2) {
+			bad_port++;
+			continue;
+		}
+		ports[k] = sp;
+		if (!seen[k][reqs[i][1]])
+			per_port[k]++;
+		seen[k][reqs[i][1]] = true;
+	}
+	CHECK(got == MANY, "the server got all %u (%u)", MANY, got);
+	CHECK(bad_port == 0 && ports[1] != 0, "from two sockets (ports %u and %u)", ports[0],
+	      ports[1]);
+	CHECK(per_port[0] + per_port[1] == MANY && (per_port[0] == 256 || per_port[1] == 256),
+	      "256 Identifiers on one socket, the rest on the other (%u + %u)", per_port[0],
+	      per_port[1]);
+	/* answered in reverse order: each on the socket and Identifier it came from */
+	for (i = got; i-- > 0;)
+		answer(s, reqs[i], &froms[i], EGW_RADIUS_ACCESS_ACCEPT, true, false);
+	for (i = 0; i < 2000 && done_seen.calls < MANY; i++) {
+		egw_radius_poll(r);
+		usleep(1000);
+	}
+	CHECK(done_seen.calls == MANY && cnt(r, "access_accept") == MANY,
+	      "every request answered (%d, accepts %lu)", done_seen.calls,
+	      (unsigned long)cnt(r, "access_accept"));
+	CHECK(cnt(r, "rx_unknown_id") == 0 && cnt(r, "rx_bad_authenticator") == 0,
+	      "no answer matched to the wrong request");
+	CHECK(egw_radius_outstanding(r) == 0, "none left");
+	egw_radius_destroy(r);
+	close(s);
+}
+
 /* ---------------- DAE ---------------- */
 
 static int dae_calls;
@@ -693,6 +864,8 @@ main(void)
 	test_authz();
 	test_addr();
 	test_client();
+	test_acct_delay();
+	test_many_outstanding();
 	test_dae();
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures != 0;
