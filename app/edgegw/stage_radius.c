@@ -511,6 +511,7 @@ stop_answer(void *arg, int status, const uint8_t *pkt, size_t len)
 static void
 route_set(struct aaa_sess *a, bool add)
 {
+	char err[256];
 	struct egw_ip_addr ia;
 	unsigned int i;
 	int rc;
@@ -523,6 +524,7 @@ route_set(struct aaa_sess *a, bool add)
 		memcpy(ia.a, a->routes[i].addr, sizeof(ia.a));
 		if (!add) {
 			egw_ip_route_session_del(&ia, a->routes[i].len, a->sid);
+			(void)egw_xdp_hook_route(&ia, a->routes[i].len, false, err, sizeof(err));
 			a->route_installed[i] = false;
 			continue;
 		}
@@ -531,6 +533,15 @@ route_set(struct aaa_sess *a, bool add)
 			rad.c.routes_failed++;
 			printf("radius: session %u: route %u refused: %s\n", a->sid, i,
 			       strerror(-rc));
+			continue;
+		}
+		/* on a port shared with the kernel, the prefix's frames must
+		 * reach edgegw: a route the steering map refuses goes again */
+		rc = egw_xdp_hook_route(&ia, a->routes[i].len, true, err, sizeof(err));
+		if (rc < 0) {
+			egw_ip_route_session_del(&ia, a->routes[i].len, a->sid);
+			rad.c.routes_failed++;
+			printf("radius: session %u: route %u refused: %s\n", a->sid, i, err);
 			continue;
 		}
 		rad.c.routes_installed++;
