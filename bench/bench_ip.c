@@ -29,11 +29,10 @@
  *  - io: read one cache line of each frame and re-point the burst into a TX
  *    array, as an io engine would (the floor);
  *  - classify: egw_eth_classify_burst() alone (the baseline);
- *  - routed: egw_ip_prefetch_burst() (the FIB lines, as the gateway does
- *    before classifying), classify, egw_ip_fwd_burst() (checks, bulk FIB
- *    lookup, next hop, TTL and checksum, MAC rewrite), then what a worker
- *    does with the result: zero its counts (the frames are reused, not
- *    freed) and report quiescent to the RCU variable;
+ *  - routed: classify + egw_ip_fwd_burst() (checks, bulk FIB lookup, next
+ *    hop, TTL and checksum, MAC rewrite), then what a worker does with the
+ *    result: zero its counts (the frames are reused, not freed) and report
+ *    quiescent to the RCU variable;
  *  - ttl: classify, then egw_ip_ttl_burst() (header checks, TTL or hop
  *    limit and the IPv4 checksum update: the step a routed packet takes
  *    before the ESP outbound stage encapsulates it), the same zeroing.
@@ -674,9 +673,6 @@ run(struct wset *w, const enum mode mode)
 			sum += io_burst(b, BURST, tx, tx_port);
 			continue;
 		}
-		/* as the gateway does before classifying a burst */
-		if (mode == M_FWD)
-			egw_ip_prefetch_burst(b, BURST);
 		n = egw_eth_classify_burst(&eth_port, b, BURST);
 		if (mode == M_CLS) {
 			sum += n;

@@ -123,10 +123,6 @@ gw_rx(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	 * here) */
 	bool no_ip = egw.ports[b->port].role == EGW_ROLE_ACCESS;
 
-	/* the FIB lines of the burst's IPv4 destinations load while it is
-	 * classified and checked */
-	if (egw.ip && !gw_xconnect)
-		egw_ip_prefetch_burst(pkts, n);
 	good = egw_eth_classify_burst(&egw.ports[b->port].eth, pkts, n);
 	if (good < n)
 		egw_out_drop_bulk(b, pkts + good, n - good, EGW_DROP_BAD_FRAME);

@@ -1682,8 +1682,8 @@ heap_used(int socket)
  * DIR24_8's scalar lookup: its AVX-512 one was no faster here.
  */
 /*
- * Where DIR24_8 keeps its first level, for egw_ip_prefetch_burst() before a
- * burst is classified and checked: with a million prefixes the tbl24 line
+ * Where DIR24_8 keeps its first level, for a prefetch of a burst's lines
+ * before its header checks (egw_ip_fwd_burst()): with a million prefixes the tbl24 line
  * of almost every packet is a cache miss, and rte_fib_lookup_bulk()
  * prefetches only 15 lookups ahead inside its own loop, after the header
  * checks. DPDK

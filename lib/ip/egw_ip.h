@@ -361,13 +361,6 @@ struct egw_ip_ctx_stats {
 /** Counters of one context (relaxed loads: another thread may read them). */
 void egw_ip_ctx_stats(const struct egw_ip_ctx *c, struct egw_ip_ctx_stats *s);
 
-/** Before classification: where each frame's IPv4 destination would be
- *  (untagged or one VLAN tag; IPv4, or IPv4 in a PPPoE session), a prefetch
- *  of its line of the FIB, so that the line is on its way while the burst is
- *  classified and checked. A guess: reads each frame's first bytes, changes
- *  nothing, and a wrong guess costs only the prefetch. */
-void egw_ip_prefetch_burst(struct rte_mbuf *const pkts[], uint16_t n);
-
 /** Flags of egw_ip_fwd_burst(). */
 #define EGW_IP_F_LOCAL_ORIGIN 0x1 /**< made by edgegw (ESP outer packets): TTL kept */
 /** from a subscriber: packets to edgegw other than ICMP echo never reach the

@@ -569,36 +569,25 @@ local(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, struct i
 	}
 }
 
-void
-egw_ip_prefetch_burst(struct rte_mbuf *const pkts[], uint16_t n)
+/* Prefetch the DIR24_8 line of each IPv4 destination (the header where
+ * classification put it; a short frame is left to the checks). */
+static inline void
+prefetch_tbl24(struct rte_mbuf *const pkts[], uint16_t n)
 {
 	const uint8_t *t = ip_dp.tbl24_4;
 	uint8_t shift = ip_dp.tbl24_4_shift;
 	uint16_t i;
 
-	if (t == NULL)
-		return;
 	for (i = 0; i < n; i++) {
 		const struct rte_mbuf *m = pkts[i];
-		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-		uint16_t type, off = RTE_ETHER_HDR_LEN;
 		uint32_t d;
 
-		if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + 20))
+		if (unlikely(m->data_len < m->l2_len + sizeof(struct rte_ipv4_hdr)))
 			continue;
-		memcpy(&type, f + 12, 2);
-		if (type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
-			memcpy(&type, f + 16, 2);
-			off += 4;
-		}
-		if (type == RTE_BE16(RTE_ETHER_TYPE_PPPOE_SESSION)) {
-			off += 8; /* PPPoE header and the PPP protocol, 0x0021 or not */
-		} else if (type != RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
-			continue;
-		}
-		if (unlikely(m->data_len < off + 20u))
-			continue;
-		memcpy(&d, f + off + 16, 4);
+		memcpy(&d,
+		       rte_pktmbuf_mtod_offset(m, const uint8_t *,
+					       m->l2_len + offsetof(struct rte_ipv4_hdr, dst_addr)),
+		       sizeof(d));
 		rte_prefetch0(t + ((size_t)(rte_be_to_cpu_32(d) >> 8) << shift));
 	}
 }
@@ -612,6 +601,10 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 	uint16_t i, k = 0;
 	if (unlikely(n > EGW_IP_MAX_BURST))
 		n = EGW_IP_MAX_BURST;
+	/* the FIB's first-level lines, all of the burst's before its checks:
+	 * each miss has the whole check loop to arrive */
+	if (!v6 && likely(ip_dp.tbl24_4 != NULL))
+		prefetch_tbl24(pkts, n);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		enum egw_ip_drop r;

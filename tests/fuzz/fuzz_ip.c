@@ -404,8 +404,6 @@ mk(uint16_t port, const uint8_t *f, size_t n, size_t split)
 			abort();
 	}
 	m->port = port;
-	/* as the gateway: a guess that must read nothing past the segment */
-	egw_ip_prefetch_burst(&m, 1);
 	if (egw_eth_classify_burst(&eth_ports[port], &m, 1) != 1) {
 		rte_pktmbuf_free(m);
 		return NULL;
