@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -238,6 +239,24 @@ def compare_frames(c, got, want, what):
             return
     if len(got) == len(want):
         c.check(True, "%s: all %d frames equal byte for byte, in order" % (what, len(want)))
+
+
+class Tel:
+    """The DPDK telemetry socket (v2: a JSON banner, then one reply per command)."""
+
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.s.settimeout(5)
+        self.s.connect(path)
+        self.banner = json.loads(self.s.recv(16384).decode())
+        self.max_len = self.banner.get("max_output_len", 16384)
+
+    def query(self, cmd):
+        self.s.send(cmd.encode())
+        return json.loads(self.s.recv(self.max_len).decode())
+
+    def close(self):
+        self.s.close()
 
 
 def wait_for(pred, timeout, step=0.05):

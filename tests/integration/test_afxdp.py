@@ -196,24 +196,6 @@ def n_keys(name):
     return None if d is None else len(d)
 
 
-class Tel:
-    """The DPDK telemetry socket (v2: a JSON banner, then one reply per command)."""
-
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.s.settimeout(5)
-        self.s.connect(path)
-        self.banner = json.loads(self.s.recv(16384).decode())
-        self.max_len = self.banner.get("max_output_len", 16384)
-
-    def query(self, cmd):
-        self.s.send(cmd.encode())
-        return json.loads(self.s.recv(self.max_len).decode())
-
-    def close(self):
-        self.s.close()
-
-
 def telemetry_path():
     return "/var/run/dpdk/egwtest_%s/dpdk_telemetry.v2" % NAME
 
@@ -410,7 +392,7 @@ def telemetry(c, e):
     path = telemetry_path()
     if not c.check(os.path.exists(path), "telemetry socket %s" % path):
         return
-    tel = Tel(path)
+    tel = egwtest.Tel(path)
     try:
         r = tel.query("/").get("/") or []
         c.check("/edgegw/xdp" in r, "/edgegw/xdp is listed", str(r)[:300])

@@ -14,9 +14,7 @@ telemetry, and against --stats-json at exit.
 
 usage: test_telemetry.py EDGEGW
 """
-import json
 import os
-import socket
 import sys
 import time
 
@@ -33,22 +31,6 @@ MIX = {0: {"ip": 21, "unhandled": 5, "bad_frame": 3, "queued": 4},
 def runtime_dir():
     base = "/var/run" if os.geteuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
     return os.path.join(base, "dpdk", "egwtest_" + PREFIX)
-
-
-class Tel:
-    def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.s.settimeout(5)
-        self.s.connect(path)
-        self.banner = json.loads(self.s.recv(16384).decode())
-        self.max_len = self.banner.get("max_output_len", 16384)
-
-    def query(self, cmd):
-        self.s.send(cmd.encode())
-        return json.loads(self.s.recv(self.max_len).decode())
-
-    def close(self):
-        self.s.close()
 
 
 def frames(pid):
@@ -97,7 +79,7 @@ def main():
             egwtest.show_output(e.stdout(), e.stderr())
             c.finish()
         c.log("edgegw up")
-        tel = Tel(sock)
+        tel = egwtest.Tel(sock)
         print("  banner: %s" % tel.banner)
         c.eq(tel.banner.get("pid"), e.p.pid, "banner pid is edgegw's")
         c.check("version" in tel.banner, "banner has a version")
