@@ -599,6 +599,7 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 	struct rte_mbuf *good[EGW_IP_MAX_BURST];
 	uint64_t now = rte_get_tsc_cycles();
 	uint16_t i, k = 0;
+
 	if (unlikely(n > EGW_IP_MAX_BURST))
 		n = EGW_IP_MAX_BURST;
 	/* the FIB's first-level lines, all of the burst's before its checks:
