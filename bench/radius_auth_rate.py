@@ -89,6 +89,14 @@ def radius_counts(e):
     return {k: cnt.get(k, 0) for k in ("retransmits", "access_requests", "acct_requests")}
 
 
+def clear_all(e, timeout):
+    """End every session and wait until their Stops are answered."""
+    e.run("pppoe session clear all")
+    egwtest.wait_for(lambda: "0 sessions" in e.run("show pppoe sessions"), timeout)
+    egwtest.wait_for(lambda: pt.counters_from_text(e.run("show radius stats")).get(
+        "acct_stop_pending", 0) == 0, timeout)
+
+
 def phase_c(e, gen, clients, inflight, base, mode, srv):
     """The same with bench/pppoe_login_gen (C, one thread, raw socket)."""
     e.run("ppp auth pap" if mode == "local" else "ppp auth pap radius")
@@ -114,10 +122,7 @@ def phase_c(e, gen, clients, inflight, base, mode, srv):
     wall = max(t2 - t0, 1e-9)
     cpu = {"edgegw": (c1[0] - c0[0]) / wall, "freeradius": (c1[1] - c0[1]) / wall,
            "clients": (c1[2][2] + c1[2][3] - c0[2][2] - c0[2][3]) / wall}
-    e.run("pppoe session clear all")
-    egwtest.wait_for(lambda: "0 sessions" in e.run("show pppoe sessions"), 30)
-    egwtest.wait_for(lambda: pt.counters_from_text(e.run("show radius stats")).get(
-        "acct_stop_pending", 0) == 0, 30)
+    clear_all(e, 30)
     if m is None:
         return 0, 0.0, cpu, [out[-200:]], None
     r1 = radius_counts(e)
@@ -152,10 +157,7 @@ def phase(e, acc, clients, base, mode, srv):
     # lcore busy-polls: about 1.0 of it is that), FreeRADIUS, the clients
     cpu = {"edgegw": (c1[0] - c0[0]) / wall, "freeradius": (c1[1] - c0[1]) / wall,
            "clients": (c1[2][0] + c1[2][1] - c0[2][0] - c0[2][1]) / wall}
-    e.run("pppoe session clear all")
-    egwtest.wait_for(lambda: "0 sessions" in e.run("show pppoe sessions"), 20)
-    egwtest.wait_for(lambda: pt.counters_from_text(e.run("show radius stats")).get(
-        "acct_stop_pending", 0) == 0, 20)
+    clear_all(e, 20)
     with acc.lock:
         for c in cl:
             acc.clients.pop(c.mac, None)
