@@ -654,6 +654,23 @@ class Client:
         return bad
 
 
+def udp4(src, dst, size, tag, sport=4000):
+    """A UDP/IPv4 datagram of size bytes carrying tag, source port sport +
+    size % 1000."""
+    from scapy.all import IP, UDP, Raw
+    base = IP(src=src, dst=dst, id=size) / UDP(sport=sport + size % 1000, dport=9)
+    pad = max(0, size - len(base) - len(tag))
+    return bytes(base / Raw(tag + bytes(i & 0xFF for i in range(pad))))
+
+
+def udp6(src, dst, size, tag, sport=4000):
+    """The same over IPv6."""
+    from scapy.all import IPv6, UDP, Raw
+    base = IPv6(src=src, dst=dst) / UDP(sport=sport + size % 1000, dport=9)
+    pad = max(0, size - len(base) - len(tag))
+    return bytes(base / Raw(tag + bytes(i & 0xFF for i in range(pad))))
+
+
 def ra_prefix(pkt6):
     """(prefix, length) from the Prefix Information option (type 3) of an RA."""
     i = 40 + 16

@@ -121,18 +121,7 @@ def ip_src(p):
     return str(ipaddress.IPv6Address(p[8:24]))
 
 
-def udp4(src, dst, size, tag):
-    from scapy.all import IP, UDP, Raw
-    base = IP(src=src, dst=dst, id=size) / UDP(sport=4000 + size % 1000, dport=9)
-    pad = max(0, size - len(base) - len(tag))
-    return bytes(base / Raw(tag + bytes(i & 0xFF for i in range(pad))))
-
-
-def udp6(src, dst, size, tag):
-    from scapy.all import IPv6, UDP, Raw
-    base = IPv6(src=src, dst=dst) / UDP(sport=4000 + size % 1000, dport=9)
-    pad = max(0, size - len(base) - len(tag))
-    return bytes(base / Raw(tag + bytes(i & 0xFF for i in range(pad))))
+udp4, udp6 = pt.udp4, pt.udp6
 
 
 def syn(v6, src, dst, mss, sport):

@@ -306,17 +306,11 @@ def flatten(d, out=None, prefix=""):
 
 
 def udp4(src, dst, size, tag):
-    from scapy.all import IP, UDP, Raw
-    base = IP(src=src, dst=dst, id=size) / UDP(sport=5000 + size % 1000, dport=9)
-    pad = max(0, size - len(base) - len(tag))
-    return bytes(base / Raw(tag + bytes(i & 0xFF for i in range(pad))))
+    return pt.udp4(src, dst, size, tag, sport=5000)
 
 
 def udp6(src, dst, size, tag):
-    from scapy.all import IPv6, UDP, Raw
-    base = IPv6(src=src, dst=dst) / UDP(sport=6000 + size % 1000, dport=9)
-    pad = max(0, size - len(base) - len(tag))
-    return bytes(base / Raw(tag + bytes(i & 0xFF for i in range(pad))))
+    return pt.udp6(src, dst, size, tag, sport=6000)
 
 
 def ra_rdnss(pkt6):
