@@ -232,6 +232,7 @@ void rxtok_release_all(struct egw_rxtok_consumer *c);
 int rxtok_return(struct egw_rxtok_consumer *c, uint32_t region,
 		 const struct egw_rxtok_range *ranges, unsigned int n);
 void rxtok_detach(struct egw_rxtok_consumer *c);
+const char *rxtok_match_str(const struct egw_rxtok_consumer *c, char *buf, size_t len);
 
 /* Steering (steer.c): the rte_flow pattern of a consumer's flow. Rules of
  * UDP ports take precedence over those of destinations and sessions, as in

@@ -570,8 +570,9 @@ egw_rxtok_service(void)
 	return work;
 }
 
-static const char *
-match_str(const struct egw_rxtok_consumer *c, char *buf, size_t len)
+/* A consumer's match as `show rxtokens` and the logs print it. */
+const char *
+rxtok_match_str(const struct egw_rxtok_consumer *c, char *buf, size_t len)
 {
 	switch (c->match) {
 	case EGW_RXTOK_MATCH_UDP_DPORT: snprintf(buf, len, "udp-dport %u", c->udp_dport); break;
@@ -682,7 +683,8 @@ egw_rxtok_show(FILE *f, const char *what)
 				"read %" PRIu64 " returned %" PRIu64 " released %" PRIu64
 				" rejected %" PRIu64 " steered %" PRIu64 " corrupt %" PRIu64
 				" uid %u gid %d cred-refused %" PRIu64 " drops",
-				c->name, c->region->name, match_str(c, m, sizeof(m)), c->quota,
+				c->name, c->region->name, rxtok_match_str(c, m, sizeof(m)),
+				c->quota,
 				c->closed ? "closed"
 				: c->external
 					? (c->sock >= 0 ? "external attached" : "external detached")

@@ -256,26 +256,6 @@ rxtok_steer_n_patterns(const struct egw_rxtok_consumer *c)
 	return c->match == EGW_RXTOK_MATCH_UDP_DPORT || c->match == EGW_RXTOK_MATCH_PPPOE ? 2 : 1;
 }
 
-static const char *
-match_str(const struct egw_rxtok_consumer *c, char *buf, size_t len)
-{
-	char a[64];
-
-	switch (c->match) {
-	case EGW_RXTOK_MATCH_UDP_DPORT: snprintf(buf, len, "udp-dport %u", c->udp_dport); break;
-	case EGW_RXTOK_MATCH_PPPOE: snprintf(buf, len, "pppoe-session %u", c->pppoe_session); break;
-	case EGW_RXTOK_MATCH_DST4:
-		snprintf(buf, len, "dst %u.%u.%u.%u", c->dst[0], c->dst[1], c->dst[2], c->dst[3]);
-		break;
-	default:
-		snprintf(a, sizeof(a), "%02x%02x:%02x%02x:...", c->dst[0], c->dst[1], c->dst[2],
-			 c->dst[3]);
-		snprintf(buf, len, "dst %s", a);
-		break;
-	}
-	return buf;
-}
-
 static uint64_t
 port_rss_hf(uint16_t port)
 {
@@ -320,7 +300,7 @@ consumer_rules_add(uint16_t port, const struct egw_rxtok_consumer *c)
 
 		rxtok_steer_pattern(c, k, &p);
 		snprintf(what, sizeof(what), "consumer %s (%s%s) to queue %u", c->name,
-			 match_str(c, m, sizeof(m)),
+			 rxtok_match_str(c, m, sizeof(m)),
 			 c->match == EGW_RXTOK_MATCH_UDP_DPORT ? (k == 0 ? ", IPv4" : ", IPv6")
 			 : c->match == EGW_RXTOK_MATCH_PPPOE
 				 ? (k == 0 ? ", PPP IPv4" : ", PPP IPv6")
