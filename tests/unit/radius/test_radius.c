@@ -382,6 +382,19 @@ done_cb(void *arg, int status, const uint8_t *pkt, size_t len)
 	done_seen.code = pkt != NULL ? pkt[0] : 0;
 }
 
+/* Poll the client about every millisecond, at most ms times, until a
+ * request's callback has run. */
+static void
+poll_done(struct egw_radius *r, unsigned int ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < ms && done_seen.calls == 0; i++) {
+		egw_radius_poll(r);
+		usleep(1000);
+	}
+}
+
 static uint64_t
 cnt(const struct egw_radius *r, const char *name)
 {
@@ -485,10 +498,7 @@ test_client(void)
 	}
 	answer(s1, b1, &from, EGW_RADIUS_ACCESS_ACCEPT, false, false);
 	answer(s1, b1, &from, EGW_RADIUS_ACCESS_ACCEPT, true, true);
-	for (i = 0; i < 20 && done_seen.calls == 0; i++) {
-		egw_radius_poll(r);
-		usleep(1000);
-	}
+	poll_done(r, 20);
 	CHECK(done_seen.calls == 0, "unsigned and forged Accepts did not end the request");
 	CHECK(cnt(r, "rx_no_msgauth") == 1 && cnt(r, "rx_bad_authenticator") == 1,
 	      "both counted (no_msgauth %lu, bad_authenticator %lu)",
@@ -498,10 +508,7 @@ test_client(void)
 	n2 = srv_recv(r, s1, b2, sizeof(b2), &from, 500);
 	CHECK(n2 == n1 && memcmp(b1, b2, (size_t)n1) == 0, "retransmission is the same datagram");
 	answer(s1, b1, &from, EGW_RADIUS_ACCESS_ACCEPT, true, false);
-	for (i = 0; i < 200 && done_seen.calls == 0; i++) {
-		egw_radius_poll(r);
-		usleep(1000);
-	}
+	poll_done(r, 200);
 	CHECK(done_seen.calls == 1 && done_seen.status == 0 &&
 		      done_seen.code == EGW_RADIUS_ACCESS_ACCEPT,
 	      "signed Accept ends the request (calls %d status %d)", done_seen.calls,
@@ -527,10 +534,7 @@ test_client(void)
 	      "server timeout and failover counted");
 	/* the secondary answers */
 	answer(s2, b2, &from, EGW_RADIUS_ACCT_RESPONSE, false, false);
-	for (i = 0; i < 200 && done_seen.calls == 0; i++) {
-		egw_radius_poll(r);
-		usleep(1000);
-	}
+	poll_done(r, 200);
 	CHECK(done_seen.calls == 1 && done_seen.status == 0 &&
 		      done_seen.code == EGW_RADIUS_ACCT_RESPONSE,
 	      "Accounting-Response from the secondary");
@@ -543,10 +547,7 @@ test_client(void)
 	/* neither answers: probe of the dead primary, once, then a timeout */
 	n1 = srv_recv(r, s1, b1, sizeof(b1), &from, 500);
 	CHECK(n1 > 0, "the dead primary gets one probe");
-	for (i = 0; i < 300 && done_seen.calls == 0; i++) {
-		egw_radius_poll(r);
-		usleep(1000);
-	}
+	poll_done(r, 300);
 	CHECK(done_seen.calls == 1 && done_seen.status == -ETIMEDOUT,
 	      "no server answered: -ETIMEDOUT (%d)", done_seen.status);
 	CHECK(cnt(r, "no_answer") == 1, "no_answer counted");
@@ -611,10 +612,7 @@ test_acct_delay(void)
 	CHECK(n1 > 0 && n2 == n1 && memcmp(b1, b2, (size_t)n1) == 0,
 	      "retransmitted in the same second: the same datagram");
 	CHECK(cnt(r, "acct_new_id") == 0, "no new identifier for an unchanged value");
-	for (i = 0; i < 400 && done_seen.calls == 0; i++) {
-		egw_radius_poll(r);
-		usleep(1000);
-	}
+	poll_done(r, 400);
 	CHECK(done_seen.calls == 1 && done_seen.status == -ETIMEDOUT, "unanswered: timed out");
 	egw_radius_server_del(r, &c.addr);
 
@@ -651,10 +649,7 @@ test_acct_delay(void)
 		CHECK(done_seen.calls == 0 && cnt(r, "rx_unknown_id") == unk + 1,
 		      "an answer to the old Identifier is dropped");
 		answer(s, b2, &from, EGW_RADIUS_ACCT_RESPONSE, false, false);
-		for (i = 0; i < 200 && done_seen.calls == 0; i++) {
-			egw_radius_poll(r);
-			usleep(1000);
-		}
+		poll_done(r, 200);
 		CHECK(done_seen.calls == 1 && done_seen.status == 0, "the new one is answered");
 	}
 	n3 = srv_recv(r, s, b3, sizeof(b3), &from, 50);
