@@ -42,6 +42,7 @@ class Checker:
         self.name = name
         self.failed = 0
         self.passed = 0
+        self.failures = []  # what each failed check was, repeated at the end
         self.t0 = time.monotonic()
         self.tmp = tempfile.mkdtemp(prefix="egw-%s-" % name)
         print("[%s] work dir %s" % (name, self.tmp), flush=True)
@@ -58,6 +59,7 @@ class Checker:
             print("  ok   %s%s" % (what, (": " + detail) if detail else ""), flush=True)
         else:
             self.failed += 1
+            self.failures.append(what)
             print("  FAIL %s%s" % (what, (": " + detail) if detail else ""), flush=True)
         return bool(cond)
 
@@ -73,6 +75,9 @@ class Checker:
         print("[%s] %d checks passed, %d failed (%.1f s)" %
               (self.name, self.passed, self.failed, time.monotonic() - self.t0), flush=True)
         if self.failed:
+            # repeated here: a long log is often cut to its last lines
+            for what in self.failures:
+                print("[%s] failed: %s" % (self.name, what))
             print("[%s] inputs and outputs kept in %s" % (self.name, self.tmp))
             sys.exit(1)
         shutil.rmtree(self.tmp, ignore_errors=True)

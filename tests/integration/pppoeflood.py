@@ -133,6 +133,7 @@ class Sub(pt.Client):
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
         self.echo_t = []
+        self.rx_t = 0.0
         self.ipv6cp = False  # IPv4 only: IPv6CP is Protocol-Rejected
 
     def _rx(self, f):
@@ -144,11 +145,13 @@ class Sub(pt.Client):
         if f.etype == pt.ETH_DISC and f.code == pt.PADS and f.sid and self.sid == 0:
             with self.cv:
                 self.sid = f.sid
+        self.rx_t = f.t
         super()._rx(f)
 
     def _lcp(self, code, ident, body):
         if code == pt.ECHO_REQ:
-            self.echo_t.append(time.monotonic())
+            # the frame's arrival in the kernel, not when this thread read it
+            self.echo_t.append(self.rx_t)
         super()._lcp(code, ident, body)
 
 

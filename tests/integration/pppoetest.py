@@ -57,6 +57,8 @@ IPV6CP_IID = 1
 SOL_PACKET = 263
 PACKET_AUXDATA = 8
 PACKET_OUTGOING = 4
+PACKET_IGNORE_OUTGOING = 23
+SO_TIMESTAMPNS = 35
 TP_STATUS_VLAN_VALID = 0x10
 TP_STATUS_VLAN_TPID_VALID = 0x40
 
@@ -181,6 +183,16 @@ class Port:
         self.stop_ev = threading.Event()
         self.s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
         self.s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+        # Frames this host sends out of the interface (a flood replayed into
+        # the tap by a generator) are dropped by the kernel before they reach
+        # this socket (Linux 4.20): reading a million of them made the reader
+        # lag seconds behind what edgegw sent. Each frame carries its kernel
+        # arrival time, so a late read never shifts a frame's time.
+        try:
+            self.s.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
+        except OSError:
+            pass
+        self.s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
         self.s.bind((ifname, 0))
         self.s.settimeout(0.1)
@@ -190,21 +202,27 @@ class Port:
     def _run(self):
         while not self.stop_ev.is_set():
             try:
-                data, anc, _fl, addr = self.s.recvmsg(65536, socket.CMSG_SPACE(32))
+                data, anc, _fl, addr = self.s.recvmsg(
+                    65536, socket.CMSG_SPACE(32) + socket.CMSG_SPACE(16))
             except socket.timeout:
                 continue
             except OSError:
                 return
             if addr[2] == PACKET_OUTGOING:
                 continue
+            now = time.monotonic()
+            t = now
             for lvl, typ, cd in anc:
+                if lvl == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS and len(cd) >= 16:
+                    sec, nsec = struct.unpack_from("=qq", cd)
+                    t = now - max(0.0, time.time() - (sec + nsec * 1e-9))
                 if lvl == SOL_PACKET and typ == PACKET_AUXDATA and len(cd) >= 20:
                     status, _l, _sl, _m, _n, tci, tpid = struct.unpack_from("=IIIHHHH", cd)
                     if status & TP_STATUS_VLAN_VALID or tci:
                         if not status & TP_STATUS_VLAN_TPID_VALID:
                             tpid = TPID_8021Q
                         data = data[:12] + struct.pack("!HH", tpid, tci) + data[12:]
-            f = Frame(data, time.monotonic())
+            f = Frame(data, t)
             with self.lock:
                 self.frames.append(f)
                 cl = self.clients.get(f.dst)
