@@ -23,7 +23,7 @@ pppoe_session; the scapy-side client of pppoetest.py plays the subscribers.
   erin   the server answers with an Access-Challenge (Response-Packet-Type):
          refused as an Access-Reject (RFC 2865 4.4), counted auth_challenge,
          logged with its Reply-Message.
-  frank  Idle-Timeout 2: closed, Stop with Idle-Timeout.
+  frank  Idle-Timeout 4: closed, Stop with Idle-Timeout.
   grace  Framed-Pool (IPCP address from that edgegw pool), Framed-IPv6-Prefix
          (the RA's prefix, `show pppoe sessions`, IPv6 both ways) and two
          DNS-Server-IPv6-Address: the RA's RDNSS option (RFC 8106) as scapy
@@ -103,7 +103,7 @@ mallory Cleartext-Password := "the-real-pw"
 erin Cleartext-Password := "erin-pw", Response-Packet-Type := Access-Challenge
 \tReply-Message = "Enter your one-time code"
 frank Cleartext-Password := "frank-pw"
-\tIdle-Timeout = 2
+\tIdle-Timeout = 4
 grace Cleartext-Password := "grace-pw"
 \tFramed-Pool = "%s",
 \tFramed-IPv6-Prefix = %s,
@@ -593,16 +593,22 @@ def run(c, binary, srv):
         c.eq(cnt.get("auth_challenge"), 1, "erin: counted auth_challenge")
         c.eq(cnt.get("access_challenge"), 1, "erin: counted access_challenge by the client")
 
-        # ---- frank: Idle-Timeout 2
+        # ---- frank: Idle-Timeout 4 (2 was a race: the show below must come
+        # before the session has been idle that long)
         fr = pt.Client(acc, "02:00:00:00:02:07", name="frank", user="frank", secret="frank-pw")
         bad = fr.connect(auth="pap", ipv6=False)
         c.check(not bad, "frank: bound", repr(bad))
         row, out = session_row(e, "frank")
-        c.check("idle-timeout 2" in out, "frank: idle-timeout 2 shown", out)
-        c.check(egwtest.wait_for(lambda: recs(both, "frank", "Stop"), 10),
-                "frank: closed after 2 s without traffic")
+        c.check("idle-timeout 4" in out, "frank: idle-timeout 4 shown", out)
+        c.check(egwtest.wait_for(lambda: recs(both, "frank", "Stop"), 12),
+                "frank: closed after 4 s without traffic")
         st = (recs(both, "frank", "Stop") or [{}])[-1]
         c.eq(st.get("Acct-Terminate-Cause"), "Idle-Timeout", "frank Stop: cause Idle-Timeout")
+        # checked once a second: closed between 4 and 5 s idle (and a second
+        # of slack for the record)
+        c.check(4 <= int(st.get("Acct-Session-Time", "-1")) <= 6,
+                "frank: Acct-Session-Time within the idle timeout's second",
+                st.get("Acct-Session-Time", "none"))
         c.check(fr.wait(lambda: fr.padt, 3), "frank: PADT received")
 
         # ---- grace: Framed-Pool, Framed-IPv6-Prefix, DNS-Server-IPv6-Address
