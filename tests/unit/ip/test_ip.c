@@ -911,6 +911,35 @@ test_fib(void)
 	      get32(ri.paths[0].gw.a));
 	for (i = 0; i < RTE_DIM(lpm); i++)
 		check_route4(lpm[i].dst, 0, lpm[i].pfx, lpm[i].len, EGW_IP_RT_VIA, lpm[i].gw);
+	/* the same in one burst, twice over: the /32's (a tbl8 group) among
+	 * first-level entries; each frame out in its place with its own
+	 * route's gateway */
+	{
+		struct rte_mbuf *ms[2 * RTE_DIM(lpm)];
+		uint16_t nb = 0;
+
+		for (i = 0; i < RTE_DIM(ms); i++) {
+			struct pk p = {.port = 0, .dst4 = lpm[i % RTE_DIM(lpm)].dst, .sport = 1000,
+				       .dport = 2000};
+			uint32_t l = build(fb, &p);
+
+			ms[nb++] = mk(0, fb, l);
+		}
+		fwd(0, ms, nb, false);
+		CHECK(res.n_out == nb && ndrop() == 0, "burst of %u: %u out, %u drops", nb,
+		      res.n_out, ndrop());
+		for (i = 0; i < res.n_out; i++) {
+			const struct rte_ether_hdr *eh =
+				rte_pktmbuf_mtod(res.out[i], const struct rte_ether_hdr *);
+			struct rte_ether_addr mac = gw_mac(lpm[i % RTE_DIM(lpm)].gw);
+
+			CHECK(rte_is_same_ether_addr(&eh->dst_addr, &mac),
+			      "burst frame %u (%#x): gateway %02x, expected %02x", i,
+			      lpm[i % RTE_DIM(lpm)].dst, eh->dst_addr.addr_bytes[5],
+			      lpm[i % RTE_DIM(lpm)].gw);
+		}
+		res_free();
+	}
 
 	/* delete the /16 that covers the /24 and /32: they stay, the /8 takes the rest */
 	a = A4(IP4(20, 1, 0, 0));
