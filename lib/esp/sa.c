@@ -967,6 +967,11 @@ egw_esp_service(void)
 	if (ctrl_mgr == NULL)
 		return 0;
 	for (d = 0; d < 2; d++) {
+		/* an empty table is not walked: the walk visits every bucket
+		 * (two tables of 8,192 entries), and this runs on every poll
+		 * of the control lcore */
+		if (rte_hash_count(sa_tab[d]) == 0)
+			continue;
 		it = 0;
 		while (rte_hash_iterate(sa_tab[d], &key, &data, &it) >= 0) {
 			struct egw_esp_sa *sa = data;
