@@ -919,7 +919,9 @@ test_fib(void)
 		uint16_t nb = 0;
 
 		for (i = 0; i < RTE_DIM(ms); i++) {
-			struct pk p = {.port = 0, .dst4 = lpm[i % RTE_DIM(lpm)].dst, .sport = 1000,
+			struct pk p = {.port = 0,
+				       .dst4 = lpm[i % RTE_DIM(lpm)].dst,
+				       .sport = 1000,
 				       .dport = 2000};
 			uint32_t l = build(fb, &p);
 
