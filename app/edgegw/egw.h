@@ -283,6 +283,11 @@ int egw_xdp_hook_route(const struct egw_ip_addr *pfx, uint8_t len, bool add, cha
 int egw_xdp_hook_batch(bool begin);
 int egw_xdp_hook_esp_sa(const struct egw_esp_sa_conf *c, bool add, char *err, size_t errlen);
 int egw_xdp_hook_pool(const char *prefix, bool add, char *err, size_t errlen);
+/* A bound session's /32 or /64 (route_cb(), stage_pppoe.c): steered while
+ * the session lasts when no steered pool holds it; -E2BIG and others with
+ * err set when the map refuses it (the session is then not bound). */
+int egw_xdp_hook_session(uint16_t sid, int family, const uint8_t *a, uint8_t len, bool add,
+			 char *err, size_t errlen);
 int egw_xdp_hook_rxtok(const char *name, const struct egw_rxtok_consumer_conf *c, bool add,
 		       char *err, size_t errlen);
 

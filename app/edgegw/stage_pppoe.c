@@ -339,6 +339,7 @@ static int
 route_cb(bool add, uint16_t sid, int family, const uint8_t *addr, uint8_t len, void *arg)
 {
 	struct egw_ip_addr a;
+	char err[256];
 	int rc;
 
 	(void)arg;
@@ -347,8 +348,21 @@ route_cb(bool add, uint16_t sid, int family, const uint8_t *addr, uint8_t len, v
 	memset(&a, 0, sizeof(a));
 	a.family = (uint8_t)family;
 	memcpy(a.a, addr, family == AF_INET ? 4 : 16);
-	if (add)
-		return egw_ip_route_session_add(&a, len, sid);
+	if (add) {
+		rc = egw_ip_route_session_add(&a, len, sid);
+		if (rc < 0)
+			return rc;
+		/* on a port shared with the kernel its frames must reach edgegw:
+		 * a session whose address the steering map refuses is not bound */
+		rc = egw_xdp_hook_session(sid, family, addr, len, true, err, sizeof(err));
+		if (rc < 0) {
+			egw_ip_route_session_del(&a, len, sid);
+			fprintf(stderr, "PPPoE session %u: not bound: %s\n", sid, err);
+		}
+		return rc;
+	}
+	if (egw_xdp_hook_session(sid, family, addr, len, false, err, sizeof(err)) < 0)
+		fprintf(stderr, "warning: PPPoE session %u: %s\n", sid, err);
 	rc = egw_ip_route_session_del(&a, len, sid);
 	if (rc < 0)
 		fprintf(stderr, "warning: PPPoE session %u: its route was gone (%s)\n", sid,

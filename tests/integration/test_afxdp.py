@@ -23,6 +23,10 @@ network namespace, 10.78.0.2/24. From the namespace:
     the kernel, and an address the kernel gains inside a routed prefix
     (10.79.0.7) is the kernel's again (ping answered) without a restart;
     `ip route load` keeps the map in step, all or nothing;
+  - sessions (pppoetest's client in the namespace): a local user's fixed
+    address outside the pools is in egw_route4 while the session is bound
+    (UDP to it steered), a pooled user's adds nothing, both gone after
+    PADT; with egw_route4 full the fixed user's IPCP closes (bind_fail);
   - a full map (filled behind edgegw's back with bpftool) makes `ip
     address add`, `esp sa add` (also one whose NAT-T port map is full),
     `ip route add`, `ip route load` and `pppoe pool add` fail naming the
@@ -42,11 +46,13 @@ usage: test_afxdp.py EDGEGW BPF_OBJECT
 """
 import json
 import os
+import queue
 import re
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -151,6 +157,7 @@ def send_udp(dst, n):
 
 SEND_TAGGED = r"""
 import sys
+import threading
 from scapy.all import Ether, Dot1Q, IP, UDP, Raw, sendp
 iface, dmac, dst, vid, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 p = IP(src="10.78.5.2", dst=dst) / UDP(sport=1, dport=9) / Raw(b"v" * 20)
@@ -317,6 +324,116 @@ def route_steering(c, e):
     for p in ("10.90.0.0/16", "10.91.0.0/16", "2001:db8:90::/48"):
         e.run("ip route del " + p)
     c.eq((n_keys("egw_route4"), n_keys("egw_route6")), (0, 0), "egw_route4/6 empty again")
+
+
+SESSION = r"""
+import sys
+import threading
+sys.path.insert(0, sys.argv[1])
+import pppoetest as pt
+port = pt.Port(sys.argv[2])
+cls = [pt.Client(port, "02:00:00:00:07:0%d" % i, name=u, user=u, secret=u + "-pw")
+       for i, u in enumerate(sys.argv[3:])]
+for cl in cls:
+    bad = cl.connect(auth="pap", ipv6=False)
+    print("BOUND" if not bad else "FAIL", cl.name, cl.ip4, repr(bad), flush=True)
+sys.stdin.readline()
+for cl in cls:
+    cl.padt_send()
+print("PADT", flush=True)
+"""
+
+
+def sessions(*users):
+    """The users' PPPoE sessions from the namespace (pppoetest's client in a
+    process of its own there): the process, and a reader of its lines with a
+    timeout (BOUND/FAIL per user, then PADT after a line on its stdin)."""
+    p = subprocess.Popen(ns(sys.executable, "-c", SESSION, os.path.dirname(
+        os.path.abspath(__file__)), PEER, *users), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    q = queue.Queue()
+    threading.Thread(target=lambda: [q.put(ln.strip()) for ln in p.stdout], daemon=True).start()
+
+    def line(t):
+        try:
+            return q.get(timeout=t)
+        except queue.Empty:
+            return ""
+    return p, line
+
+
+def session_steering(c, e):
+    """A session's own address outside every pool (a local user's, as a
+    RADIUS Framed-IP-Address) is steered while the session lasts; one from
+    a pool adds nothing (the pool is steered)."""
+    fixed = "10.80.0.7"
+    for cmd in ("ppp user add fixed fixed-pw address " + fixed, "ppp user add pooled pooled-pw"):
+        out = e.run(cmd)
+        c.check("error" not in out.lower(), cmd, out)
+    sh(*ns("ip", "route", "add", fixed + "/32", "via", KADDR), check=True)
+    base = n_keys("egw_route4")
+    b0 = classes()
+    c.check(send_udp(fixed, 20), "UDP to %s sent before the session" % fixed)
+    time.sleep(0.3)
+    b1 = classes()
+    c.eq(b1["route"] - b0["route"], 0, "UDP to %s stays with the kernel before its session"
+         % fixed)
+    p, line = sessions("fixed", "pooled")
+    lines = [line(30), line(30)]
+    c.check(len(lines) == 2 and lines[0].startswith("BOUND fixed " + fixed) and
+            lines[1].startswith("BOUND pooled 100.66.0."),
+            "two sessions bound over the veth: fixed %s, pooled from 100.66.0.0/24" % fixed,
+            repr(lines))
+    c.eq(n_keys("egw_route4") - base, 1, "egw_route4 holds the fixed address's /32 and "
+         "nothing for the pooled one (bpftool)")
+    c.check(send_udp(fixed, 20), "UDP to %s sent during the session" % fixed)
+    time.sleep(0.3)
+    b2 = classes()
+    c.eq(b2["route"] - b1["route"], 20, "20 UDP to the session's fixed address steered to "
+         "edgegw")
+    try:
+        p.stdin.write("\n")
+        p.stdin.flush()
+    except OSError:
+        pass
+    out = line(10)
+    c.check(out == "PADT", "both sessions ended by PADT", out)
+    try:
+        p.wait(5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    c.check(egwtest.wait_for(lambda: n_keys("egw_route4") == base, 5),
+            "the /32 left egw_route4 with its session (bpftool)")
+    c.check(send_udp(fixed, 20), "UDP to %s sent after the session" % fixed)
+    time.sleep(0.3)
+    c.eq(classes()["route"] - b2["route"], 0, "UDP to %s back to the kernel" % fixed)
+
+    # egw_route4 full: the session is refused, not bound unsteered
+    n = 65536 - (n_keys("egw_route4") or 0)
+    keys = [lpm_key(bytes([10, 200 + (i >> 16), (i >> 8) & 255, i & 255]), 32)
+            for i in range(n)]
+    fill("egw_route4", keys)
+    c.eq(n_keys("egw_route4"), 65536, "egw_route4 filled behind edgegw's back (bpftool)")
+    bf0 = pt.counters_from_text(e.run("show pppoe stats")).get("bind_fail", 0)
+    p, line = sessions("fixed")
+    line(30)  # IPCP opens on the client's side, then edgegw closes it
+    c.check(egwtest.wait_for(lambda: pt.counters_from_text(e.run("show pppoe stats")).get(
+        "bind_fail", 0) == bf0 + 1, 5), "fixed: IPCP closed as bind_fail while egw_route4 "
+        "is full")
+    rows = pt.sessions_from_text(e.run("show pppoe sessions"))
+    c.check(not any(len(r) > 5 and r[5] == "fixed" and r[4] == "bound" for r in rows),
+            "fixed: not bound", repr(rows))
+    c.check(egwtest.wait_for(lambda: "PPPoE session" in e.e.stderr() and
+                             "egw_route4" in e.e.stderr() and "not bound" in e.e.stderr(), 5),
+            "edgegw says why: the map named", e.e.stderr()[-300:])
+    p.kill()
+    p.wait()
+    unfill("egw_route4", keys)
+    out = e.run("show ip route 10.80.0.7")
+    c.check("subscriber" not in out, "no subscriber route left by the refused session", out)
+    sh(*ns("ip", "route", "del", fixed + "/32"))
+    for u in ("fixed", "pooled"):
+        e.run("ppp user del " + u)
 
 
 def full_maps(c, e):
@@ -577,6 +694,7 @@ def main():
 
         natt_steering(c, e)
         route_steering(c, e)
+        session_steering(c, e)
         full_maps(c, e)
         telemetry(c, e)
         own_addresses(c, e, mac)
