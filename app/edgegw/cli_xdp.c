@@ -210,7 +210,7 @@ pool_note(int family, const uint8_t *a, uint8_t len, bool add)
 	}
 }
 
-/* a's first len bits equal p's, for len <= plen bits of a prefix p */
+/* a lies in the prefix p/len (the first len bits the same) */
 static bool
 in_prefix(const uint8_t *a, const uint8_t *p, unsigned int len)
 {
