@@ -2556,6 +2556,71 @@ test_inbound_lifetime(void)
 	clear_all();
 }
 
+/* ---- egw_esp_service() over the live SAs ---------------------------------- */
+
+/* egw_esp_service() walks a list of the SAs kept beside the tables, not
+ * the tables: after an SA in the middle of the list is deleted, the last
+ * one (moved into its place) is still serviced: its soft lifetime, reached
+ * by one packet, is reported, once. */
+static void
+test_service_list(void)
+{
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TUNNEL, .outer = AF_INET};
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 100};
+	static uint8_t frame[512];
+	struct egw_esp_sa_conf c;
+	struct rte_mbuf *in[1], *out[1];
+	struct egw_esp_res res;
+	uint32_t len = build(&p, frame);
+	char err[128];
+	uint8_t k[EGW_ESP_KEY_MAX];
+	unsigned int i, first, second;
+	uint16_t n;
+
+	printf("service: the live SAs\n");
+	clear_all();
+	CHECK(egw_esp_service() == 0, "no SA: nothing to do");
+	/* two inbound SAs first (no policy names them), then the pair */
+	for (i = 0; i < 2; i++) {
+		fixed_key((uint8_t)(20 + i), k);
+		memset(&c, 0, sizeof(c));
+		c.spi = 0xc001 + i;
+		c.dir = EGW_ESP_DIR_IN;
+		c.mode = EGW_ESP_MODE_TUNNEL;
+		c.aead = EGW_ESP_AES128_GCM;
+		c.key_len = 20;
+		memcpy(c.key, k, 20);
+		addr(&c.tun_src, AF_INET, (uint8_t)(40 + i));
+		addr(&c.tun_dst, AF_INET, (uint8_t)(50 + i));
+		CHECK(egw_esp_sa_add(&c, err, sizeof(err)) == 0, "inbound SA 0x%x: %s", c.spi, err);
+	}
+	t.in_life_packets.soft = 1;
+	if (sa_pair(0xc003, &t) < 0) {
+		CHECK(0, "service: set-up");
+		return;
+	}
+	CHECK(egw_esp_sa_del(0xc001, EGW_ESP_DIR_IN, err, sizeof(err)) == 0, "delete 0x%x: %s",
+	      0xc001, err);
+	memset(&res, 0, sizeof(res));
+	in[0] = mk(frame, len);
+	n = encrypt(in, 1, out, 1, &res);
+	CHECK(n == 1, "service: one ESP packet");
+	if (n == 1) {
+		memset(&res, 0, sizeof(res));
+		if (egw_esp_inbound_burst(ctx, out, 1, &res) == 1)
+			rte_pktmbuf_free(out[0]);
+		else
+			CHECK(0, "service: the packet accepted");
+	}
+	first = egw_esp_service();
+	second = egw_esp_service();
+	CHECK(first == 1 && second == 0,
+	      "the soft lifetime of the SA moved in the list reported once: %u, then %u", first,
+	      second);
+	clear_all();
+	CHECK(egw_esp_service() == 0, "all deleted: nothing to do");
+}
+
 /* ---- GSO out of place against the copying path --------------------------- */
 
 /* Is the TCP checksum of clear frame f (IPv4 or IPv6 without extension
@@ -2940,6 +3005,7 @@ main(int argc, char **argv)
 	test_ecn();
 	test_is_esp();
 	test_inbound_lifetime();
+	test_service_list();
 	test_gso_oop();
 	test_gso_oop_used();
 	test_iv_unique();
