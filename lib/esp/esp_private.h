@@ -210,7 +210,6 @@ struct egw_esp_sa {
 	uint64_t seq_block;          /* out: numbers reserved per extension */
 	uint64_t seq_ext_tsc;        /* out: timer cycles of the last extension */
 	uint32_t policy_refs;        /* PROTECT rules naming this SA */
-	uint32_t list_idx;           /* its place in sa_list[dir] (sa.c) */
 	bool soft_expired;
 	uint64_t life_soft_packets;
 	uint64_t life_soft_bytes;

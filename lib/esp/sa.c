@@ -27,26 +27,6 @@ RTE_LOG_REGISTER_DEFAULT(egw_esp_logtype, NOTICE);
 struct rte_rcu_qsbr *esp_qsbr;
 
 static struct rte_hash *sa_tab[2];
-/* the SAs of each direction's table, for egw_esp_service() (control path
- * only; an SA knows its place, list_idx) */
-static struct egw_esp_sa *sa_list[2][EGW_ESP_MAX_SA];
-static unsigned int sa_nb[2];
-
-static void
-sa_list_add(struct egw_esp_sa *sa)
-{
-	sa->list_idx = sa_nb[sa->dir];
-	sa_list[sa->dir][sa_nb[sa->dir]++] = sa;
-}
-
-static void
-sa_list_del(struct egw_esp_sa *sa)
-{
-	struct egw_esp_sa *last = sa_list[sa->dir][--sa_nb[sa->dir]];
-
-	sa_list[sa->dir][sa->list_idx] = last;
-	last->list_idx = sa->list_idx;
-}
 static IMB_MGR *ctrl_mgr; /* key schedules and fingerprints on the control path */
 static uint16_t natt_refs[65536];
 
@@ -235,7 +215,6 @@ egw_esp_fini(void)
 			sa_free(data);
 		rte_hash_free(sa_tab[d]);
 		sa_tab[d] = NULL;
-		sa_nb[d] = 0;
 	}
 	memset(natt_refs, 0, sizeof(natt_refs));
 	icmp_src[0].cur = icmp_src[1].cur = -1;
@@ -752,7 +731,6 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 	}
 	if (c.dir == EGW_ESP_DIR_IN && c.natt)
 		__atomic_fetch_add(&natt_refs[c.natt_dport], 1, __ATOMIC_RELAXED);
-	sa_list_add(sa);
 	rc = 0;
 	goto out;
 fail:
@@ -794,7 +772,6 @@ egw_esp_sa_del(uint32_t spi, enum egw_esp_dir dir, char *err, size_t errlen)
 		snprintf(err, errlen, "SA 0x%x: hash delete failed", spi);
 		return -ENOENT;
 	}
-	sa_list_del(sa);
 	if (dir == EGW_ESP_DIR_IN && sa->natt)
 		__atomic_fetch_sub(&natt_refs[sa->conf.natt_dport], 1, __ATOMIC_RELAXED);
 	if (dir == EGW_ESP_DIR_IN && sa->mode == EGW_ESP_MODE_TUNNEL)
@@ -981,22 +958,24 @@ service_life(struct egw_esp_sa *sa)
 unsigned int
 egw_esp_service(void)
 {
-	unsigned int done = 0, i;
+	const void *key;
+	void *data;
+	unsigned int done = 0;
+	uint32_t it;
 	int d;
 
 	if (ctrl_mgr == NULL)
 		return 0;
-	/* the live SAs only: a walk of the hash tables visits every bucket
-	 * of both (8,192 entries each), and this runs on every poll of the
-	 * control lcore */
-	for (d = 0; d < 2; d++)
-		for (i = 0; i < sa_nb[d]; i++) {
-			struct egw_esp_sa *sa = sa_list[d][i];
+	for (d = 0; d < 2; d++) {
+		it = 0;
+		while (rte_hash_iterate(sa_tab[d], &key, &data, &it) >= 0) {
+			struct egw_esp_sa *sa = data;
 
 			if (d == EGW_ESP_DIR_OUT)
 				done += service_seq(sa);
 			done += service_life(sa);
 		}
+	}
 	return done;
 }
 
