@@ -59,6 +59,7 @@ PACKET_AUXDATA = 8
 PACKET_OUTGOING = 4
 PACKET_IGNORE_OUTGOING = 23
 SO_TIMESTAMPNS = 35
+PACKET_STATISTICS = 6
 TP_STATUS_VLAN_VALID = 0x10
 TP_STATUS_VLAN_TPID_VALID = 0x40
 
@@ -198,6 +199,15 @@ class Port:
         self.s.settimeout(0.1)
         self.th = threading.Thread(target=self._run, daemon=True)
         self.th.start()
+
+    def socket_drops(self):
+        """Frames the kernel dropped because this socket's buffer was full
+        (the reader fell behind) since the last call (PACKET_STATISTICS)."""
+        try:
+            _n, drops = struct.unpack("=II", self.s.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
+        except OSError:
+            return 0
+        return drops
 
     def _run(self):
         while not self.stop_ev.is_set():

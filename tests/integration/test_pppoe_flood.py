@@ -49,6 +49,7 @@ Checks:
 usage: test_pppoe_flood.py EDGEGW
 """
 import collections
+import gc
 import ipaddress
 import os
 import statistics
@@ -151,6 +152,7 @@ class T:
         self.up_sent = []
         self.dn_sent = []
         self.data_th = None
+        self.reader_drops = 0  # frames the test's own sockets dropped
         self.t_flood = (0, 0)
         self.info = {}
 
@@ -249,6 +251,7 @@ class T:
                 self.gen.quit()
             for p in (self.acc, self.upl):
                 if p is not None:
+                    self.reader_drops += p.socket_drops()
                     p.close()
             rc = self.e.stop()
             c.log("edgegw stopped")
@@ -510,10 +513,32 @@ def session_counters(text):
     return out
 
 
+ATTEMPTS = 3
+
+
 def main():
-    c = egwtest.Checker(NAME)
-    T(c, sys.argv[1]).run()
-    c.finish()
+    # No cyclic garbage collection: the readers keep every frame they get
+    # (hundreds of thousands in a long flood), and each full collection
+    # walks them all, stalling the clients' threads, which must answer
+    # edgegw's Echo-Requests within 3 s. Frames are freed by reference
+    # counting; nothing here makes cycles worth collecting.
+    gc.disable()
+    # What edgegw did can only be judged from what the test saw: a run in
+    # which the test's own sockets dropped frames (its Python clients, on
+    # 2 CPUs beside two busy-polling edgegws, fell behind) is discarded and
+    # run again, said so in the log; the last attempt counts whatever it saw.
+    for attempt in range(1, ATTEMPTS + 1):
+        c = egwtest.Checker(NAME)
+        t = T(c, sys.argv[1])
+        t.run()
+        if t.reader_drops == 0 or attempt == ATTEMPTS:
+            c.eq(t.reader_drops, 0, "the test's sockets dropped no frame (attempt %d of %d)" %
+                 (attempt, ATTEMPTS))
+            c.finish()
+        print("[%s] attempt %d discarded: the test's own sockets dropped %d frames (its "
+              "clients fell behind: what they saw says nothing of edgegw); %d checks had "
+              "failed; outputs kept in %s; again" % (NAME, attempt, t.reader_drops, c.failed,
+                                                     c.tmp), flush=True)
 
 
 if __name__ == "__main__":
