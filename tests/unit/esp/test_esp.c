@@ -2558,10 +2558,9 @@ test_inbound_lifetime(void)
 
 /* ---- egw_esp_service() over the live SAs ---------------------------------- */
 
-/* egw_esp_service() walks a list of the SAs kept beside the tables, not
- * the tables: after an SA in the middle of the list is deleted, the last
- * one (moved into its place) is still serviced: its soft lifetime, reached
- * by one packet, is reported, once. */
+/* egw_esp_service() services every SA that is left, whatever was deleted
+ * before: with the first of three inbound SAs deleted, the last one added
+ * still gets its soft lifetime, reached by one packet, reported, once. */
 static void
 test_service_list(void)
 {
