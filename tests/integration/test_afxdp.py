@@ -344,6 +344,14 @@ print("PADT", flush=True)
 """
 
 
+def routed(c, dst, want, what):
+    """20 UDP frames from the namespace to dst: want of them steered as route."""
+    b = classes()
+    c.check(send_udp(dst, 20), "%s: sent" % what)
+    time.sleep(0.3)
+    c.eq(classes()["route"] - b["route"], want, what)
+
+
 def sessions(*users):
     """The users' PPPoE sessions from the namespace (pppoetest's client in a
     process of its own there): the process, and a reader of its lines with a
@@ -372,12 +380,7 @@ def session_steering(c, e):
         c.check("error" not in out.lower(), cmd, out)
     sh(*ns("ip", "route", "add", fixed + "/32", "via", KADDR), check=True)
     base = n_keys("egw_route4")
-    b0 = classes()
-    c.check(send_udp(fixed, 20), "UDP to %s sent before the session" % fixed)
-    time.sleep(0.3)
-    b1 = classes()
-    c.eq(b1["route"] - b0["route"], 0, "UDP to %s stays with the kernel before its session"
-         % fixed)
+    routed(c, fixed, 0, "before its session: UDP to %s stays with the kernel" % fixed)
     p, line = sessions("fixed", "pooled")
     lines = [line(30), line(30)]
     c.check(len(lines) == 2 and lines[0].startswith("BOUND fixed " + fixed) and
@@ -386,11 +389,7 @@ def session_steering(c, e):
             repr(lines))
     c.eq(n_keys("egw_route4") - base, 1, "egw_route4 holds the fixed address's /32 and "
          "nothing for the pooled one (bpftool)")
-    c.check(send_udp(fixed, 20), "UDP to %s sent during the session" % fixed)
-    time.sleep(0.3)
-    b2 = classes()
-    c.eq(b2["route"] - b1["route"], 20, "20 UDP to the session's fixed address steered to "
-         "edgegw")
+    routed(c, fixed, 20, "during the session: UDP to its fixed address steered to edgegw")
     try:
         p.stdin.write("\n")
         p.stdin.flush()
@@ -404,9 +403,7 @@ def session_steering(c, e):
         p.kill()
     c.check(egwtest.wait_for(lambda: n_keys("egw_route4") == base, 5),
             "the /32 left egw_route4 with its session (bpftool)")
-    c.check(send_udp(fixed, 20), "UDP to %s sent after the session" % fixed)
-    time.sleep(0.3)
-    c.eq(classes()["route"] - b2["route"], 0, "UDP to %s back to the kernel" % fixed)
+    routed(c, fixed, 0, "after the session: UDP to %s back to the kernel" % fixed)
 
     # egw_route4 full: the session is refused, not bound unsteered
     n = 65536 - (n_keys("egw_route4") or 0)
