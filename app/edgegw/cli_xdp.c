@@ -183,49 +183,12 @@ egw_xdp_hook_esp_sa(const struct egw_esp_sa_conf *c, bool add, char *err, size_t
 	return rc;
 }
 
-/* The pools in the steering maps, for egw_xdp_hook_session(): a session's
- * address inside one is steered already (control path only) */
-static struct {
-	uint8_t family, len;
-	uint8_t a[16];
-} xdp_pools[2 * EGW_XDP_MAX_PREFIXES];
-static unsigned int nb_xdp_pools;
-
-static void
-pool_note(int family, const uint8_t *a, uint8_t len, bool add)
-{
-	unsigned int i;
-
-	for (i = 0; i < nb_xdp_pools; i++)
-		if (xdp_pools[i].family == family && xdp_pools[i].len == len &&
-		    memcmp(xdp_pools[i].a, a, family == AF_INET ? 4 : 16) == 0)
-			break;
-	if (add && i == nb_xdp_pools && i < RTE_DIM(xdp_pools)) {
-		xdp_pools[i].family = (uint8_t)family;
-		xdp_pools[i].len = len;
-		memcpy(xdp_pools[i].a, a, family == AF_INET ? 4 : 16);
-		nb_xdp_pools++;
-	} else if (!add && i < nb_xdp_pools) {
-		xdp_pools[i] = xdp_pools[--nb_xdp_pools];
-	}
-}
-
-/* a lies in the prefix p/len (the first len bits the same) */
-static bool
-in_prefix(const uint8_t *a, const uint8_t *p, unsigned int len)
-{
-	unsigned int full = len / 8, rest = len % 8;
-
-	return memcmp(a, p, full) == 0 &&
-	       (rest == 0 || ((a[full] ^ p[full]) & (uint8_t)(0xff << (8 - rest))) == 0);
-}
-
 int
 egw_xdp_hook_pool(const char *prefix, bool add, char *err, size_t errlen)
 {
 	char buf[INET6_ADDRSTRLEN + 8], *slash;
 	uint8_t a[16];
-	int family, len, rc;
+	int family, len;
 
 	if (!egw_xdp_any_active())
 		return 0;
@@ -240,10 +203,7 @@ egw_xdp_hook_pool(const char *prefix, bool add, char *err, size_t errlen)
 		snprintf(err, errlen, "pool %s: not a prefix", prefix);
 		return -EINVAL;
 	}
-	rc = egw_xdp_pool(family, a, (uint8_t)len, add, err, errlen);
-	if (rc == 0)
-		pool_note(family, a, (uint8_t)len, add);
-	return rc;
+	return egw_xdp_pool(family, a, (uint8_t)len, add, err, errlen);
 }
 
 /* which of a session's own prefixes this hook put in the route maps
@@ -255,7 +215,6 @@ egw_xdp_hook_session(uint16_t sid, int family, const uint8_t *a, uint8_t len, bo
 		     size_t errlen)
 {
 	uint8_t bit = family == AF_INET ? 1 : 2;
-	unsigned int i;
 	int rc;
 
 	if (!add) {
@@ -264,12 +223,9 @@ egw_xdp_hook_session(uint16_t sid, int family, const uint8_t *a, uint8_t len, bo
 		sess_steered[sid] &= (uint8_t)~bit;
 		return egw_xdp_route(family, a, len, false, err, errlen);
 	}
-	if (!egw_xdp_any_active())
+	/* inside a steered pool: steered already */
+	if (!egw_xdp_any_active() || egw_xdp_pool_holds(family, a))
 		return 0;
-	for (i = 0; i < nb_xdp_pools; i++)
-		if (xdp_pools[i].family == family && xdp_pools[i].len <= len &&
-		    in_prefix(a, xdp_pools[i].a, xdp_pools[i].len))
-			return 0;
 	/* a fixed address (RADIUS Framed-IP-Address, a local user's): its
 	 * downstream frames on a port shared with the kernel must reach
 	 * edgegw as a pool's do, so it is a steered route while the session

@@ -1076,6 +1076,32 @@ egw_xdp_pool(int family, const uint8_t *a, uint8_t len, bool add, char *err, siz
 	return prefix_update(M_POOL4, M_POOL6, "pool", family, a, len, add, err, errlen);
 }
 
+bool
+egw_xdp_pool_holds(int family, const uint8_t *a)
+{
+	unsigned int i;
+	uint32_t v;
+
+	/* every open port holds the same pools: the first one answers, by
+	 * the trie's own longest-prefix lookup of the whole address */
+	for (i = 0; i < EGW_XDP_MAX_PORTS; i++) {
+		if (!ports[i].open)
+			continue;
+		if (family == AF_INET) {
+			struct egw_xdp_lpm4 k = {.prefixlen = 32};
+
+			memcpy(k.a, a, 4);
+			return bpf_map_lookup_elem(ports[i].fd[M_POOL4], &k, &v) == 0;
+		} else {
+			struct egw_xdp_lpm6 k = {.prefixlen = 128};
+
+			memcpy(k.a, a, 16);
+			return bpf_map_lookup_elem(ports[i].fd[M_POOL6], &k, &v) == 0;
+		}
+	}
+	return false;
+}
+
 int
 egw_xdp_route(int family, const uint8_t *a, uint8_t len, bool add, char *err, size_t errlen)
 {

@@ -117,6 +117,9 @@ int egw_xdp_own(uint16_t port, uint16_t vlan, int family, const uint8_t *a, bool
  * @return as egw_xdp_addr(); -EINVAL also for a prefix length out of range.
  */
 int egw_xdp_pool(int family, const uint8_t *a, uint8_t len, bool add, char *err, size_t errlen);
+/** Control path: whether a pool in the steering maps holds address a (4 or
+ *  16 bytes by family); false with no port open. */
+bool egw_xdp_pool_holds(int family, const uint8_t *a);
 
 /**
  * Add or delete (reference counted) a route's prefix on every open port:
