@@ -1137,9 +1137,13 @@ main(int argc, char **argv)
 	len_hist("ipv6", &t6);
 	egw_ip_mem(&im);
 	printf("egw_ip_mem: routes4 %u, routes6 %u, next hops %u; fib4 %.1f MiB, fib6 %.1f MiB, "
-	       "next-hop table %.2f MiB; IPv6 lookup %s\n",
+	       "next-hop table %.2f MiB; IPv4 prefetch of %s; IPv6 lookup %s\n",
 	       im.routes4, im.routes6, im.nh, mib(im.fib4_bytes), mib(im.fib6_bytes),
-	       mib(im.nh_bytes), im.fib6_avx512 ? "AVX-512" : "scalar");
+	       mib(im.nh_bytes),
+	       im.fib4_prefetch == 2   ? "both levels"
+	       : im.fib4_prefetch == 1 ? "the first level"
+				       : "nothing",
+	       im.fib6_avx512 ? "AVX-512" : "scalar");
 	printf("rte_malloc heap in use: before egw_ip_init %.1f MiB, after %.1f MiB (+%.1f), "
 	       "after the IPv4 load %.1f MiB (+%.1f), after the IPv6 load %.1f MiB (+%.1f)\n",
 	       mib(h0), mib(h1), mib(h1 - h0), mib(h2), mib(h2 - h1), mib(h3), mib(h3 - h2));

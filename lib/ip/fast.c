@@ -592,13 +592,61 @@ prefetch_tbl24(struct rte_mbuf *const pkts[], uint16_t n)
 	}
 }
 
+/*
+ * A stable partition of a burst's IPv4 destinations by their DIR24_8
+ * first-level entry (its line prefetched before the checks): those whose
+ * entry is the next hop first, those whose entry names a tbl8 group after
+ * them, the group's line prefetched. The second lookup of those is a
+ * dependent miss (a full table has a longer prefix in about 1% of its
+ * /24s, and about 5% of the traffic goes there); looked up last, it has
+ * the work on the others to arrive. All the packets of a flow go to the
+ * same side: no flow is reordered. The entry is read for the order and
+ * the prefetch only; rte_fib_lookup_bulk() gives the next hops. Returns
+ * the number of the first side.
+ */
+static inline uint16_t
+split_tbl8(struct rte_mbuf *good[], uint32_t dst[], uint16_t k)
+{
+	struct rte_mbuf *bm[EGW_IP_MAX_BURST];
+	uint32_t bd[EGW_IP_MAX_BURST];
+	const uint8_t *t24 = ip_dp.tbl24_4, *t8 = ip_dp.tbl8_4;
+	bool e4 = ip_dp.tbl24_4_shift == 2;
+	uint16_t i, a = 0, b = 0;
+
+	for (i = 0; i < k; i++) {
+		uint32_t d = dst[i], e;
+
+		if (e4) {
+			memcpy(&e, t24 + ((size_t)(d >> 8) << 2), 4);
+		} else {
+			uint16_t e2;
+
+			memcpy(&e2, t24 + ((size_t)(d >> 8) << 1), 2);
+			e = e2;
+		}
+		if (likely(!(e & 1))) {
+			good[a] = good[i];
+			dst[a++] = d;
+		} else {
+			rte_prefetch0(t8 + (((size_t)(e >> 1) * 256 + (d & 0xff)) << (e4 ? 2 : 1)));
+			bm[b] = good[i];
+			bd[b++] = d;
+		}
+	}
+	if (b != 0) {
+		memcpy(good + a, bm, sizeof(bm[0]) * b);
+		memcpy(dst + a, bd, sizeof(bd[0]) * b);
+	}
+	return a;
+}
+
 void
 egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n, bool v6,
 		 unsigned int flags, struct egw_ip_res *res)
 {
 	struct rte_mbuf *good[EGW_IP_MAX_BURST];
 	uint64_t now = rte_get_tsc_cycles();
-	uint16_t i, k = 0;
+	uint16_t i, k = 0, split;
 
 	if (unlikely(n > EGW_IP_MAX_BURST))
 		n = EGW_IP_MAX_BURST;
@@ -648,15 +696,25 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 	}
 	if (k == 0)
 		return;
+	split = k;
 	c->fwd_burst = 0;
-	if (!v6)
-		rte_fib_lookup_bulk(ip_dp.fib4, c->dst4, c->nhv, k);
-	else
+	if (!v6) {
+		if (likely(ip_dp.tbl8_4 != NULL))
+			split = split_tbl8(good, c->dst4, k);
+		rte_fib_lookup_bulk(ip_dp.fib4, c->dst4, c->nhv, split);
+	} else {
 		rte_fib6_lookup_bulk(ip_dp.fib6, c->dst6, c->nhv, k);
+	}
 
 	for (i = 0; i < k; i++) {
-		struct rte_mbuf *m = good[i];
-		struct ip_nh *nh = ip_nh_of(c->nhv[i], m, v6);
+		struct rte_mbuf *m;
+		struct ip_nh *nh;
+
+		/* the destinations that take a tbl8 group: last */
+		if (unlikely(i == split))
+			rte_fib_lookup_bulk(ip_dp.fib4, c->dst4 + i, c->nhv + i, k - i);
+		m = good[i];
+		nh = ip_nh_of(c->nhv[i], m, v6);
 
 		/* RFC 4291 2.5.6: a link-local destination is ours or nobody's */
 		if (v6 && unlikely(v6_link_local(c->dst6[i])) && nh->kind != NH_LOCAL) {

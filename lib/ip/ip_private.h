@@ -130,6 +130,9 @@ struct ip_dp {
 	 * NULL when its place could not be confirmed */
 	const uint8_t *tbl24_4;
 	uint8_t tbl24_4_shift; /* log2 of the entry size */
+	/* its second level (tbl8 groups), for prefetches only: NULL when its
+	 * place could not be confirmed */
+	const uint8_t *tbl8_4;
 	uint32_t icmp_pps, icmp_burst;
 	uint32_t punt_pps, punt_burst;
 	uint32_t local_pps, local_burst;

@@ -912,16 +912,26 @@ test_fib(void)
 	for (i = 0; i < RTE_DIM(lpm); i++)
 		check_route4(lpm[i].dst, 0, lpm[i].pfx, lpm[i].len, EGW_IP_RT_VIA, lpm[i].gw);
 	/* the same in one burst, twice over: the /32's (a tbl8 group) among
-	 * first-level entries; each frame out in its place with its own
-	 * route's gateway */
+	 * first-level entries; every frame out with its own route's gateway,
+	 * and the frames of each destination in the order they came (lib/ip
+	 * may send those whose lookup takes a tbl8 group after the others:
+	 * never a flow's frames out of order). The UDP source port numbers
+	 * the frames. */
 	{
 		struct rte_mbuf *ms[2 * RTE_DIM(lpm)];
-		uint16_t nb = 0;
+		uint16_t nb = 0, seen[RTE_DIM(lpm)];
+		struct egw_ip_mem im;
+		unsigned int j;
+
+		/* the layout of DPDK 22.11's DIR24_8 is confirmed at start:
+		 * both levels prefetched, and this burst is split */
+		egw_ip_mem(&im);
+		CHECK(im.fib4_prefetch == 2, "IPv4 prefetch of %u levels", im.fib4_prefetch);
 
 		for (i = 0; i < RTE_DIM(ms); i++) {
 			struct pk p = {.port = 0,
 				       .dst4 = lpm[i % RTE_DIM(lpm)].dst,
-				       .sport = 1000,
+				       .sport = (uint16_t)(1000 + i),
 				       .dport = 2000};
 			uint32_t l = build(fb, &p);
 
@@ -930,15 +940,32 @@ test_fib(void)
 		fwd(0, ms, nb, false);
 		CHECK(res.n_out == nb && ndrop() == 0, "burst of %u: %u out, %u drops", nb,
 		      res.n_out, ndrop());
+		memset(seen, 0, sizeof(seen));
 		for (i = 0; i < res.n_out; i++) {
-			const struct rte_ether_hdr *eh =
-				rte_pktmbuf_mtod(res.out[i], const struct rte_ether_hdr *);
-			struct rte_ether_addr mac = gw_mac(lpm[i % RTE_DIM(lpm)].gw);
+			const uint8_t *f = rte_pktmbuf_mtod(res.out[i], const uint8_t *);
+			const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)f;
+			uint32_t d;
+			uint16_t sp;
+			struct rte_ether_addr mac;
 
+			memcpy(&d, f + RTE_ETHER_HDR_LEN + 16, 4);
+			memcpy(&sp, f + RTE_ETHER_HDR_LEN + 20, 2);
+			d = rte_be_to_cpu_32(d);
+			sp = rte_be_to_cpu_16(sp);
+			for (j = 0; j < RTE_DIM(lpm) && lpm[j].dst != d; j++)
+				;
+			CHECK(j < RTE_DIM(lpm), "burst frame %u: destination %#x not sent", i, d);
+			if (j == RTE_DIM(lpm))
+				continue;
+			mac = gw_mac(lpm[j].gw);
 			CHECK(rte_is_same_ether_addr(&eh->dst_addr, &mac),
-			      "burst frame %u (%#x): gateway %02x, expected %02x", i,
-			      lpm[i % RTE_DIM(lpm)].dst, eh->dst_addr.addr_bytes[5],
-			      lpm[i % RTE_DIM(lpm)].gw);
+			      "burst frame %u (%#x): gateway %02x, expected %02x", i, d,
+			      eh->dst_addr.addr_bytes[5], lpm[j].gw);
+			/* frame j of this destination, then frame j + RTE_DIM(lpm) */
+			CHECK(sp == 1000 + j + seen[j] * RTE_DIM(lpm),
+			      "burst frame %u (%#x): frame %u of the burst, expected %u", i, d,
+			      sp - 1000u, (unsigned int)(j + seen[j] * RTE_DIM(lpm)));
+			seen[j]++;
 		}
 		res_free();
 	}
