@@ -252,6 +252,9 @@ ip_nh_publish(uint32_t id, const struct ip_nh *rec)
 	*n = *rec;
 	n->id = id;
 	n->used = 0;
+	n->flags &= (uint8_t)~NH_F_FAST;
+	if (n->kind == NH_NEIGH && (n->flags & NH_F_VALID) && n->l2_len == RTE_ETHER_HDR_LEN)
+		n->flags |= NH_F_FAST;
 	old = ip_dp.nh[id];
 	if (id != NH_ID_NOROUTE && old == ip_dp.nh[NH_ID_NOROUTE])
 		old = NULL; /* a free slot's shared "no route" record */

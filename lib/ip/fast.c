@@ -143,8 +143,8 @@ hdr20_sum_ok(const void *h)
 }
 
 /* IPv4 header checks; trims Ethernet padding. The drop reason, or MAX. */
-static inline enum egw_ip_drop
-check4(struct rte_mbuf *m, uint32_t *dst)
+static __rte_noinline enum egw_ip_drop
+check4_full(struct rte_mbuf *m, uint32_t *dst)
 {
 	struct rte_ipv4_hdr *ip;
 	uint32_t l2 = m->l2_len, hl, tl, src, d;
@@ -182,6 +182,47 @@ check4(struct rte_mbuf *m, uint32_t *dst)
 								     : EGW_IP_DROP_MULTICAST;
 	*dst = d;
 	return EGW_IP_DROP_MAX;
+}
+
+/* The first octet of an IPv4 address: 1 a martian source (0/8, 127/8,
+ * 224/3), 2 a destination not routed (0/8, 127/8, 224/3: martian,
+ * multicast or the limited broadcast). */
+static const uint8_t octet4[256] = {
+	[0] = 3,
+	[127] = 3,
+	[224 ... 255] = 3,
+};
+
+/*
+ * The same checks in the common case, with one branch: a 20-byte header
+ * whose lengths agree with the frame (no padding to trim), a checksum the
+ * NIC vouched for or that sums right, addresses that pass the octet table,
+ * a unicast frame. Anything else is decided by check4_full(), in the same
+ * order as ever, with the same drop reasons.
+ */
+static inline enum egw_ip_drop
+check4(struct rte_mbuf *m, uint32_t *dst)
+{
+	const struct rte_ipv4_hdr *ip;
+	uint32_t l2 = m->l2_len, src, d;
+	uint64_t ck;
+
+	if (likely(m->data_len >= l2 + sizeof(*ip))) {
+		ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, l2);
+		ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+		src = rte_be_to_cpu_32(ip->src_addr);
+		d = rte_be_to_cpu_32(ip->dst_addr);
+		if (likely(ip->version_ihl == 0x45 &&
+			   rte_be_to_cpu_16(ip->total_length) == m->pkt_len - l2 &&
+			   ((octet4[src >> 24] & 1) | (octet4[d >> 24] & 2)) == 0 &&
+			   egw_eth_meta(m)->dst == EGW_ETH_DST_HOST &&
+			   (ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+			    (ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && hdr20_sum_ok(ip))))) {
+			*dst = d;
+			return EGW_IP_DROP_MAX;
+		}
+	}
+	return check4_full(m, dst);
 }
 
 static inline bool
@@ -593,6 +634,44 @@ prefetch_tbl24(struct rte_mbuf *const pkts[], uint16_t n)
 }
 
 /*
+ * The common IPv4 case in one branch: a FIB value naming a next hop (not
+ * a group, not a session) that is a valid untagged neighbour (NH_F_FAST),
+ * an untagged frame, a transit packet whose TTL is above 1 and that fits
+ * the egress MTU, room in the output. TTL decremented with the RFC 1624
+ * update and the MAC header written, as fwd4() and emit() would. False:
+ * nothing done, the caller takes the general path.
+ */
+static inline bool
+fast4(uint64_t v, struct rte_mbuf *m, unsigned int flags, struct egw_ip_res *res)
+{
+	uint32_t id = (uint32_t)v;
+	const struct ip_nh *nh;
+	struct rte_ipv4_hdr *ip;
+	uint8_t *d;
+
+	if (unlikely((id & (FIB_SESS | FIB_GROUP)) || id >= ip_dp.max_nh))
+		return false;
+	/* pairs with the release store in ip_nh_publish() (ctl.c) */
+	nh = __atomic_load_n(&ip_dp.nh[id], __ATOMIC_ACQUIRE);
+	d = rte_pktmbuf_mtod(m, uint8_t *);
+	ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
+	if (unlikely(!(nh->flags & NH_F_FAST) || m->l2_len != RTE_ETHER_HDR_LEN ||
+		     (flags & EGW_IP_F_LOCAL_ORIGIN) || ip->time_to_live <= 1 ||
+		     rte_be_to_cpu_16(ip->total_length) > nh->mtu || res->n_out == EGW_IP_MAX_OUT))
+		return false;
+	ip4_ttl_dec(ip);
+	memcpy(d, nh->hdr, 8);
+	memcpy(d + 8, nh->hdr + 8, 4);
+	memcpy(d + 12, nh->hdr + 12, 2);
+	m->port = nh->port;
+	if (unlikely(!nh->used))
+		__atomic_store_n((uint8_t *)&nh->used, 1, __ATOMIC_RELAXED);
+	res->out_port[res->n_out] = nh->port;
+	res->out[res->n_out++] = m;
+	return true;
+}
+
+/*
  * A stable partition of a burst's IPv4 destinations by their DIR24_8
  * first-level entry (its line prefetched before the checks): those whose
  * entry is the next hop first, those whose entry names a tbl8 group after
@@ -646,7 +725,7 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 {
 	struct rte_mbuf *good[EGW_IP_MAX_BURST];
 	uint64_t now = rte_get_tsc_cycles();
-	uint16_t i, k = 0, split;
+	uint16_t i, k = 0, split, nfast = 0;
 
 	if (unlikely(n > EGW_IP_MAX_BURST))
 		n = EGW_IP_MAX_BURST;
@@ -714,6 +793,10 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 		if (unlikely(i == split))
 			rte_fib_lookup_bulk(ip_dp.fib4, c->dst4 + i, c->nhv + i, k - i);
 		m = good[i];
+		if (!v6 && likely(fast4(c->nhv[i], m, flags, res))) {
+			nfast++;
+			continue;
+		}
 		nh = ip_nh_of(c->nhv[i], m, v6);
 
 		/* RFC 4291 2.5.6: a link-local destination is ours or nobody's */
@@ -743,8 +826,8 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 			break;
 		}
 	} /* once per burst: the counter's line is written once */
-	if (c->fwd_burst != 0)
-		ST_ADD(c, forwarded, c->fwd_burst);
+	if (c->fwd_burst + nfast != 0)
+		ST_ADD(c, forwarded, c->fwd_burst + nfast);
 }
 
 void

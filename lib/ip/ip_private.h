@@ -42,6 +42,9 @@ enum ip_nh_kind {
 
 #define NH_F_VALID 0x1  /* MAC known: forward */
 #define NH_F_FAILED 0x2 /* resolution failed: ICMP host unreachable */
+/* set by ip_nh_publish(): a valid neighbour with an untagged MAC header,
+ * the data path's common case (egw_ip_fwd_burst()'s first branch) */
+#define NH_F_FAST 0x4
 
 /* FIB value: a next-hop index, or with this bit an ECMP group index. */
 #define FIB_GROUP 0x4000u
