@@ -132,6 +132,13 @@ struct egw_rxq {
 	uint16_t queue;
 };
 
+/** A received burst held for its queue's next poll (engines with a
+ *  prefetch step, egw_fwd_engine.prefetch). */
+struct egw_rxhold {
+	uint16_t n;
+	struct rte_mbuf *pkts[EGW_MAX_BURST];
+};
+
 struct egw_txbuf {
 	uint16_t n;
 	uint64_t bytes;
@@ -169,6 +176,10 @@ struct egw_burst {
 	 *  inbound SA (ICMP errors about them go back through the tunnel with
 	 *  the source the SPD allows) */
 	uint8_t from_tunnel;
+	/** set by the worker while the frames are a held burst whose FIB lines
+	 *  the engine prefetched when it was received (a hint: frames a stage
+	 *  made or changed since were not) */
+	uint8_t prefetched;
 	uint32_t delivered;
 	uint32_t created; /**< see egw_qstats.created */
 	uint32_t drop[EGW_DROP_MAX];
@@ -185,6 +196,8 @@ struct egw_worker {
 	uint16_t idx; /**< also its TX queue on every port */
 	uint16_t nb_rxq;
 	struct egw_rxq rxq[EGW_MAX_WORKER_RXQ];
+	/** per rxq: the burst received at its last poll, processed at the next */
+	struct egw_rxhold hold[EGW_MAX_WORKER_RXQ];
 	/** SPSC rings to the control lcore, one per enum egw_ctrl_prio */
 	struct rte_ring *ctrl_ring[EGW_CTRL_PRIO_MAX];
 	/** SPSC ring from the control path: frames it built (PPPoE discovery,

@@ -27,6 +27,12 @@ struct egw_fwd_engine {
 	void (*end)(void);
 	/** Worker: a received burst from b->port/b->queue. */
 	void (*rx)(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n);
+	/** Worker: a burst just received, before it is held: with this step
+	 *  the worker hands each burst to rx() at its queue's next poll (when
+	 *  that poll receives nothing too, at once then), so what prefetch()
+	 *  starts loading has the processing of the burst before it to
+	 *  arrive. NULL: rx() at once. */
+	void (*prefetch)(struct rte_mbuf **pkts, uint16_t n);
 	/** Worker: once per poll loop (generators); NULL if unused. */
 	void (*poll)(struct egw_worker *w);
 	/** Worker: forwarding stops; release what the engine holds. NULL if unused. */

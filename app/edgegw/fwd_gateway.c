@@ -150,6 +150,15 @@ gw_rx(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
+/* Held a poll (egw_fwd_engine.prefetch): the FIB lines of the IPv4
+ * destinations load while the burst before is processed. */
+static void
+gw_prefetch(struct rte_mbuf **pkts, uint16_t n)
+{
+	if (!gw_xconnect)
+		egw_ip_prefetch_burst(pkts, n);
+}
+
 static int
 gw_configure(const char *args, char *err, size_t errlen)
 {
@@ -277,6 +286,7 @@ const struct egw_fwd_engine egw_fwd_gateway = {
 	.begin = gw_begin,
 	.end = gw_end,
 	.rx = gw_rx,
+	.prefetch = gw_prefetch,
 	.poll = gw_poll,
 	.drain = gw_drain,
 	.show = gw_show,

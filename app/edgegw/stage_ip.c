@@ -82,10 +82,17 @@ egw_ip_stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool
 	}
 	res = &iw->res;
 	/* subscribers reach edgegw's echo, never the host's stack behind it */
-	egw_ip_fwd_burst(iw->ctx, b->port, pkts, n, v6,
-			 (b->local_origin ? EGW_IP_F_LOCAL_ORIGIN : 0) |
-				 (b->from_session ? EGW_IP_F_NO_EXCEPTION : 0),
-			 res);
+	/* frames that came as they were received were prefetched then
+	 * (egw_ip_prefetch_burst()); a session's, a tunnel's and ESP's own
+	 * were not */
+	egw_ip_fwd_burst(
+		iw->ctx, b->port, pkts, n, v6,
+		(b->local_origin ? EGW_IP_F_LOCAL_ORIGIN : 0) |
+			(b->from_session ? EGW_IP_F_NO_EXCEPTION : 0) |
+			(b->prefetched && !b->from_session && !b->from_tunnel && !b->local_origin
+				 ? EGW_IP_F_PREFETCHED
+				 : 0),
+		res);
 	/* counted as made before any can be counted as sent */
 	b->created += res->created;
 	for (i = 0; i < res->n_out; i++)

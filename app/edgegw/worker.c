@@ -260,6 +260,7 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 	struct rte_mbuf *pkts[EGW_MAX_BURST];
 	struct egw_burst *b = &w->burst;
 	const uint16_t burst = egw.opts.burst;
+	uint16_t q;
 
 	/* an RCU reader while forwarding; offline while idle, so a control
 	 * path waiting for a grace period never waits on a sleeping worker */
@@ -275,22 +276,40 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 		for (i = 0; i < w->nb_rxq; i++) {
 			uint16_t port = w->rxq[i].port, queue = w->rxq[i].queue;
 			struct egw_qstats *qs = &egw.ports[port].qstats[queue];
+			struct egw_rxhold *h = &w->hold[i];
 			uint64_t bytes = 0;
 			uint16_t n, k;
 
 			n = rte_eth_rx_burst(port, queue, pkts, burst);
-			if (n == 0)
-				continue;
-			busy = true;
-			for (k = 0; k < n; k++)
-				bytes += pkts[k]->pkt_len;
-			EGW_CNT_ADD(qs->rx, n);
-			EGW_CNT_ADD(qs->rx_bytes, bytes);
+			if (n != 0) {
+				busy = true;
+				for (k = 0; k < n; k++)
+					bytes += pkts[k]->pkt_len;
+				EGW_CNT_ADD(qs->rx, n);
+				EGW_CNT_ADD(qs->rx_bytes, bytes);
+			}
 			b->port = port;
 			b->queue = queue;
 			b->qs = qs;
-			e->rx(b, pkts, n);
-			egw_burst_flush(b);
+			if (e->prefetch == NULL) {
+				if (n == 0)
+					continue;
+				e->rx(b, pkts, n);
+				egw_burst_flush(b);
+				continue;
+			}
+			/* this burst's lines start loading; the one held since the
+			 * last poll goes now */
+			if (n != 0)
+				e->prefetch(pkts, n);
+			if (h->n != 0) {
+				b->prefetched = 1;
+				e->rx(b, h->pkts, h->n);
+				b->prefetched = 0;
+				egw_burst_flush(b);
+			}
+			memcpy(h->pkts, pkts, n * sizeof(pkts[0]));
+			h->n = n;
 		}
 		if (e->poll != NULL)
 			e->poll(w);
@@ -300,6 +319,21 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 			EGW_CNT_ADD(w->stats.busy_loops, 1);
 		/* no shared table entry is held across this point */
 		rte_rcu_qsbr_quiescent(egw.qsbr, w->idx);
+	}
+	/* the bursts still held go before the engine drains */
+	for (q = 0; q < w->nb_rxq; q++) {
+		struct egw_rxhold *h = &w->hold[q];
+
+		if (h->n == 0)
+			continue;
+		b->port = w->rxq[q].port;
+		b->queue = w->rxq[q].queue;
+		b->qs = &egw.ports[b->port].qstats[b->queue];
+		b->prefetched = 1;
+		e->rx(b, h->pkts, h->n);
+		b->prefetched = 0;
+		egw_burst_flush(b);
+		h->n = 0;
 	}
 	if (e->drain != NULL)
 		e->drain(w);

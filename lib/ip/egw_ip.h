@@ -370,6 +370,9 @@ void egw_ip_ctx_stats(const struct egw_ip_ctx *c, struct egw_ip_ctx_stats *s);
 /** from a subscriber: packets to edgegw other than ICMP echo never reach the
  *  exception path (the host's stack), they go to res->local */
 #define EGW_IP_F_NO_EXCEPTION 0x2
+/** egw_ip_prefetch_burst() ran on these frames a burst earlier: no
+ *  prefetch pass of their own */
+#define EGW_IP_F_PREFETCHED 0x4
 
 /**
  * Result of a data-path call. The caller zeroes it once; each call fills the
@@ -405,6 +408,18 @@ struct egw_ip_res {
  */
 void egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n,
 		      bool v6, unsigned int flags, struct egw_ip_res *res);
+
+/**
+ * Data path: prefetch the IPv4 FIB lines of frames not classified yet
+ * (Ethernet, untagged or with one or two VLAN tags; other frames are
+ * skipped), to be routed a burst later. With a large table the first-level
+ * line of almost every destination is a cache miss: a caller that holds a
+ * burst while it processes the one before (the gateway does, per RX queue)
+ * gives each miss a whole burst to arrive, where egw_ip_fwd_burst()'s own
+ * prefetch pass has only its header checks. Then pass EGW_IP_F_PREFETCHED.
+ * Reads the first line of each frame; never changes a result.
+ */
+void egw_ip_prefetch_burst(struct rte_mbuf *const pkts[], uint16_t n);
 
 /**
  * Data path: the session key of the route an address takes

@@ -720,6 +720,40 @@ split_tbl8(struct rte_mbuf *good[], uint32_t dst[], uint16_t k)
 }
 
 void
+egw_ip_prefetch_burst(struct rte_mbuf *const pkts[], uint16_t n)
+{
+	const uint8_t *t = ip_dp.tbl24_4;
+	uint8_t shift = ip_dp.tbl24_4_shift;
+	uint16_t i;
+
+	if (unlikely(t == NULL))
+		return;
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t off = RTE_ETHER_HDR_LEN, d;
+		uint16_t et;
+
+		/* 22 bytes of MAC header at most, 20 of IPv4 */
+		if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + 8 + sizeof(struct rte_ipv4_hdr)))
+			continue;
+		memcpy(&et, p + 12, 2);
+		if (et == RTE_BE16(RTE_ETHER_TYPE_VLAN) || et == RTE_BE16(RTE_ETHER_TYPE_QINQ)) {
+			memcpy(&et, p + 16, 2);
+			off += 4;
+			if (et == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
+				memcpy(&et, p + 20, 2);
+				off += 4;
+			}
+		}
+		if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+			continue;
+		memcpy(&d, p + off + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(d));
+		rte_prefetch0(t + ((size_t)(rte_be_to_cpu_32(d) >> 8) << shift));
+	}
+}
+
+void
 egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n, bool v6,
 		 unsigned int flags, struct egw_ip_res *res)
 {
@@ -731,7 +765,7 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 		n = EGW_IP_MAX_BURST;
 	/* the FIB's first-level lines, all of the burst's before its checks:
 	 * each miss has the whole check loop to arrive */
-	if (!v6 && likely(ip_dp.tbl24_4 != NULL))
+	if (!v6 && likely(ip_dp.tbl24_4 != NULL) && !(flags & EGW_IP_F_PREFETCHED))
 		prefetch_tbl24(pkts, n);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
