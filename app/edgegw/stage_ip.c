@@ -58,8 +58,10 @@ ip_account(struct egw_burst *b, struct egw_ip_res *res)
 {
 	unsigned int r;
 
-	for (r = 0; r < EGW_IP_DROP_MAX; r++)
-		b->drop[EGW_DROP_IP_FIRST + r] += res->drop[r];
+	/* most bursts drop nothing: no pass over every reason for them */
+	if (res->n_drop != 0)
+		for (r = 0; r < EGW_IP_DROP_MAX; r++)
+			b->drop[EGW_DROP_IP_FIRST + r] += res->drop[r];
 	memset(res, 0, offsetof(struct egw_ip_res, out));
 }
 

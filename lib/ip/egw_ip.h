@@ -387,6 +387,7 @@ struct egw_ip_res {
 	uint16_t n_ctrl;  /**< for egw_ip_ctrl_input(): waiting for resolution, ND */
 	uint16_t n_reply; /**< ICMP made (echo replies, errors): back where the packet came from */
 	uint32_t created; /**< frames made beyond one per input (fragments, ICMP errors) */
+	uint32_t n_drop;  /**< frames dropped: the sum of drop[] */
 	uint32_t drop[EGW_IP_DROP_MAX];
 	struct rte_mbuf *out[EGW_IP_MAX_OUT];
 	uint16_t out_port[EGW_IP_MAX_OUT];

@@ -81,6 +81,7 @@ static inline void
 drop(struct egw_ip_res *res, struct rte_mbuf *m, enum egw_ip_drop r)
 {
 	res->drop[r]++;
+	res->n_drop++;
 	rte_pktmbuf_free(m);
 }
 

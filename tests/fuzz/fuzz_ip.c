@@ -507,6 +507,7 @@ burst(struct rte_mbuf **pkts, uint16_t n, uint16_t port, bool v6, unsigned int f
 	egw_ip_fwd_burst(ctx, port, pkts, n, v6, flags | (n & 1 ? EGW_IP_F_PREFETCHED : 0), &res);
 	for (i = 0; i < EGW_IP_DROP_MAX; i++)
 		drops += res.drop[i];
+	FUZZ_ASSERT(res.n_drop == drops, "n_drop %u, the reasons add up to %u", res.n_drop, drops);
 	FUZZ_ASSERT(res.n_out <= EGW_IP_MAX_OUT && res.n_sess <= n && res.n_local <= n &&
 			    res.n_ctrl <= EGW_IP_MAX_BURST && res.n_reply <= n,
 		    "counts out of range");

@@ -448,6 +448,7 @@ ndrop(void)
 
 	for (i = 0; i < EGW_IP_DROP_MAX; i++)
 		n += res.drop[i];
+	CHECK(res.n_drop == n, "n_drop %u, the reasons add up to %u", res.n_drop, n);
 	return n;
 }
 
