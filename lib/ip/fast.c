@@ -635,8 +635,9 @@ prefetch_tbl24(struct rte_mbuf *const pkts[], uint16_t n)
 }
 
 /*
- * The common IPv4 case in one branch: a FIB value naming a next hop (not
- * a group, not a session) that is a valid untagged neighbour (NH_F_FAST),
+ * The common IPv4 case in one branch: a FIB value naming a next hop (or an
+ * ECMP group: its path for the flow, as ip_nh_of() picks it; not a
+ * session) that is a valid untagged neighbour (NH_F_FAST),
  * an untagged frame, a transit packet whose TTL is above 1 and that fits
  * the egress MTU, room in the output. TTL decremented with the RFC 1624
  * update and the MAC header written, as fwd4() and emit() would. False:
@@ -650,7 +651,18 @@ fast4(uint64_t v, struct rte_mbuf *m, unsigned int flags, struct egw_ip_res *res
 	struct rte_ipv4_hdr *ip;
 	uint8_t *d;
 
-	if (unlikely((id & (FIB_SESS | FIB_GROUP)) || id >= ip_dp.max_nh))
+	if (unlikely(id & FIB_SESS))
+		return false;
+	if (id & FIB_GROUP) {
+		/* pairs with the release store in grp_publish() (ctl.c) */
+		const struct ip_nhg *g =
+			__atomic_load_n(&ip_dp.grp[id & ~FIB_GROUP], __ATOMIC_ACQUIRE);
+
+		if (unlikely(g == NULL || g->n == 0))
+			return false;
+		id = ip_nhg_pick(g, ip_flow_hash(m, false));
+	}
+	if (unlikely(id >= ip_dp.max_nh))
 		return false;
 	/* pairs with the release store in ip_nh_publish() (ctl.c) */
 	nh = __atomic_load_n(&ip_dp.nh[id], __ATOMIC_ACQUIRE);

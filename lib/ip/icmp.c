@@ -18,41 +18,6 @@
 /* RFC 4443 2.4 (c): as much as fits in the IPv6 minimum MTU. */
 #define ICMP6_QUOTE_MAX (1280 - 40 - 8)
 
-uint32_t
-ip_flow_hash(const struct rte_mbuf *m, bool v6)
-{
-	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len);
-	uint32_t h, ports = 0;
-	uint8_t proto;
-
-	if (!v6) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
-		uint32_t hl = (ip->version_ihl & 0xf) * 4u;
-
-		proto = ip->next_proto_id;
-		h = rte_hash_crc_4byte(ip->src_addr, proto);
-		h = rte_hash_crc_4byte(ip->dst_addr, h);
-		/* ports of a first (or only) fragment of TCP/UDP in the first
-		 * segment; other fragments hash on the addresses, as one flow
-		 * should stay on one path */
-		if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) &&
-		    (ip->fragment_offset &
-		     RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) == 0 &&
-		    m->data_len >= m->l2_len + hl + 4)
-			memcpy(&ports, l3 + hl, 4);
-	} else {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
-
-		proto = ip->proto;
-		h = rte_hash_crc(ip->src_addr, 32, proto);
-		if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) &&
-		    m->data_len >= m->l2_len + sizeof(*ip) + 4)
-			memcpy(&ports, l3 + sizeof(*ip), 4);
-	}
-	h = rte_hash_crc_4byte(ports, h);
-	return h ^ (h >> 16);
-}
-
 bool
 ip_icmp_src4(uint16_t port, uint16_t vlan, rte_be32_t *src)
 {

@@ -10,6 +10,7 @@
 #include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -191,7 +192,49 @@ struct egw_ip_ctx {
 
 /* A flow hash for ECMP (5-tuple when the header has ports): the data path and
  * the control path (packets released after resolution) pick the same path. */
-uint32_t ip_flow_hash(const struct rte_mbuf *m, bool v6);
+static inline uint32_t
+ip_flow_hash(const struct rte_mbuf *m, bool v6)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len);
+	uint32_t h, ports = 0;
+	uint8_t proto;
+
+	if (!v6) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+		uint32_t hl = (ip->version_ihl & 0xf) * 4u;
+
+		proto = ip->next_proto_id;
+		h = rte_hash_crc_4byte(ip->src_addr, proto);
+		h = rte_hash_crc_4byte(ip->dst_addr, h);
+		/* ports of a first (or only) fragment of TCP/UDP in the first
+		 * segment; other fragments hash on the addresses, as one flow
+		 * should stay on one path */
+		if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) &&
+		    (ip->fragment_offset &
+		     RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) == 0 &&
+		    m->data_len >= m->l2_len + hl + 4)
+			memcpy(&ports, l3 + hl, 4);
+	} else {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
+
+		proto = ip->proto;
+		h = rte_hash_crc(ip->src_addr, 32, proto);
+		if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) &&
+		    m->data_len >= m->l2_len + sizeof(*ip) + 4)
+			memcpy(&ports, l3 + sizeof(*ip), 4);
+	}
+	h = rte_hash_crc_4byte(ports, h);
+	return h ^ (h >> 16);
+}
+
+/* The path of an ECMP group for a flow hash: the hash scaled to the number
+ * of paths (a multiply and a shift, no division; the high bits of the hash
+ * choose). */
+static inline uint32_t
+ip_nhg_pick(const struct ip_nhg *g, uint32_t h)
+{
+	return g->nh[(uint32_t)(((uint64_t)h * g->n) >> 32)];
+}
 
 /* The next hop of a FIB value for this packet (groups resolved by hash). */
 static inline struct ip_nh *
@@ -209,7 +252,7 @@ ip_nh_of(uint64_t v, const struct rte_mbuf *m, bool v6)
 		if (unlikely(g == NULL || g->n == 0))
 			id = NH_ID_NOROUTE;
 		else
-			id = g->nh[ip_flow_hash(m, v6) % g->n];
+			id = ip_nhg_pick(g, ip_flow_hash(m, v6));
 	}
 	if (unlikely(id >= ip_dp.max_nh))
 		id = NH_ID_NOROUTE;
