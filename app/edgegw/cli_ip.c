@@ -662,7 +662,8 @@ show_summary(void)
 	printf("  next hops %u; FIB memory: IPv4 %zu MiB, IPv6 %zu MiB; next-hop table %zu KiB\n",
 	       m.nh, m.fib4_bytes >> 20, m.fib6_bytes >> 20, m.nh_bytes >> 10);
 	printf("  lookups: IPv4 DIR24_8 scalar (%s), IPv6 TRIE %s\n",
-	       m.fib4_prefetch == 2   ? "both levels prefetched"
+	       m.fib4_prefetch == 2 ? "layout confirmed: both levels prefetched, first-level next "
+				      "hops read in place"
 	       : m.fib4_prefetch == 1 ? "first level prefetched"
 				      : "no prefetch: table layout not confirmed",
 	       m.fib6_avx512 ? "AVX-512" : "scalar (no AVX-512, or a smaller EAL SIMD width)");

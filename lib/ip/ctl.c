@@ -1696,8 +1696,10 @@ heap_used(int socket)
  * 22.11 lib/fib/dir24_8.h: after three counters, the entry size and the
  * default next hop); it is taken only if it points into DPDK memory and a
  * /25 written through the FIB's API reads back from the place it gives.
- * As for the first level, it is used for prefetches only: the lookup
- * itself is rte_fib_lookup_bulk()'s.
+ * With both places confirmed the data path reads a first-level entry that
+ * is a next hop itself (split_tbl8() in fast.c), and leaves every entry
+ * that names a group to rte_fib_lookup_bulk(); the second level is only
+ * prefetched.
  */
 static void
 fib4_tbl8(uint32_t ip24, uint8_t shift)
@@ -1736,30 +1738,53 @@ fib4_tbl8(uint32_t ip24, uint8_t shift)
  * 22.11 keeps the table's layout private (lib/fib/dir24_8.h: a 40-byte
  * header, then tbl24 cache aligned); the place is taken from that layout
  * and confirmed here by a route written and read back through the FIB's
- * own API. A prefetch never faults and never changes a result: a wrong
- * place would only cost time, and an unconfirmed one is not used.
+ * own API: two neighbouring /24s with different values, each read back as
+ * the value shifted left by one, and the default around them. An
+ * unconfirmed place is not used (no prefetch, every lookup
+ * rte_fib_lookup_bulk()'s); a confirmed one serves prefetches and, with the
+ * second level confirmed too (fib4_tbl8()), the first-level entries that
+ * are next hops themselves.
  */
 static void
 fib4_tbl24(bool entry4)
 {
 	const uint8_t *t = (const uint8_t *)rte_fib_get_dp(ip_dp.fib4) + RTE_CACHE_LINE_SIZE;
-	uint32_t ip = 198u << 24 | 18u << 16, e = 0; /* RFC 2544's benchmark block */
-	uint64_t nh = 0;
+	/* RFC 2544's benchmark block: 198.18.0.0/24, 198.18.1.0/24, and
+	 * 198.18.2.0/24 left to the default */
+	uint32_t ip[3] = {198u << 24 | 18u << 16, 198u << 24 | 18u << 16 | 1u << 8,
+			  198u << 24 | 18u << 16 | 2u << 8};
+	static const uint32_t want[3] = {NH_ID_SHADOW, NH_ID_BLACKHOLE, NH_ID_NOROUTE};
+	uint64_t nh[3] = {0, 0, 0};
 	uint8_t shift = entry4 ? 2 : 1;
+	bool ok = true;
+	unsigned int i;
 
 	ip_dp.tbl24_4 = NULL;
 	ip_dp.tbl8_4 = NULL;
-	if (rte_fib_add(ip_dp.fib4, ip, 24, NH_ID_SHADOW) != 0)
+	if (rte_mem_virt2memseg(t, NULL) == NULL)
 		return;
-	rte_fib_lookup_bulk(ip_dp.fib4, &ip, &nh, 1);
-	memcpy(&e, t + ((size_t)(ip >> 8) << shift), (size_t)1 << shift);
-	/* an entry holds the value shifted left by one (bit 0: a tbl8 group) */
-	if (nh == NH_ID_SHADOW && e == NH_ID_SHADOW << 1) {
+	if (rte_fib_add(ip_dp.fib4, ip[0], 24, NH_ID_SHADOW) != 0)
+		return;
+	if (rte_fib_add(ip_dp.fib4, ip[1], 24, NH_ID_BLACKHOLE) != 0) {
+		rte_fib_delete(ip_dp.fib4, ip[0], 24);
+		return;
+	}
+	rte_fib_lookup_bulk(ip_dp.fib4, ip, nh, 3);
+	for (i = 0; i < 3; i++) {
+		uint32_t e = 0;
+
+		memcpy(&e, t + ((size_t)(ip[i] >> 8) << shift), (size_t)1 << shift);
+		/* an entry holds the value shifted left by one (bit 0: a tbl8
+		 * group) */
+		ok = ok && nh[i] == want[i] && e == want[i] << 1;
+	}
+	if (ok) {
 		ip_dp.tbl24_4 = t;
 		ip_dp.tbl24_4_shift = shift;
-		fib4_tbl8(ip, shift);
+		fib4_tbl8(ip[0], shift);
 	}
-	rte_fib_delete(ip_dp.fib4, ip, 24);
+	rte_fib_delete(ip_dp.fib4, ip[1], 24);
+	rte_fib_delete(ip_dp.fib4, ip[0], 24);
 }
 
 static bool

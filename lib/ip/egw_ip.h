@@ -334,9 +334,11 @@ struct egw_ip_mem {
 	unsigned int routes4, routes6, nh, neigh;
 	size_t fib4_bytes, fib6_bytes, nh_bytes;
 	bool fib6_avx512; /**< the IPv6 FIB's lookup is DPDK's AVX-512 one */
-	/** IPv4 lines prefetched ahead of the lookup: 0 none (the table's
-	 *  layout not confirmed), 1 the first level, 2 both levels (the
-	 *  destinations that take a tbl8 group looked up last) */
+	/** IPv4 lookup: 0 rte_fib_lookup_bulk() alone, nothing prefetched (the
+	 *  table's layout not confirmed), 1 the first level prefetched, 2 both
+	 *  levels prefetched and the first-level entries that are next hops
+	 *  read in place (the destinations that take a tbl8 group looked up
+	 *  by rte_fib_lookup_bulk(), last) */
 	unsigned int fib4_prefetch;
 };
 void egw_ip_mem(struct egw_ip_mem *m);

@@ -686,18 +686,22 @@ fast4(uint64_t v, struct rte_mbuf *m, unsigned int flags, struct egw_ip_res *res
 
 /*
  * A stable partition of a burst's IPv4 destinations by their DIR24_8
- * first-level entry (its line prefetched before the checks): those whose
- * entry is the next hop first, those whose entry names a tbl8 group after
- * them, the group's line prefetched. The second lookup of those is a
- * dependent miss (a full table has a longer prefix in about 1% of its
- * /24s, and about 5% of the traffic goes there); looked up last, it has
- * the work on the others to arrive. All the packets of a flow go to the
- * same side: no flow is reordered. The entry is read for the order and
- * the prefetch only; rte_fib_lookup_bulk() gives the next hops. Returns
- * the number of the first side.
+ * first-level entry (its line prefetched a burst or the checks before):
+ * those whose entry is the next hop first, with nhv[] set from it, those
+ * whose entry names a tbl8 group after them, the group's line prefetched.
+ * The second lookup of those is a dependent miss (a full table has a
+ * longer prefix in about 1% of its /24s, and about 5% of the traffic goes
+ * there); done last, by rte_fib_lookup_bulk(), it has the work on the
+ * others to arrive. All the packets of a flow go to the same side: no flow
+ * is reordered. A first-level entry that is the next hop is read as
+ * rte_fib_lookup_bulk() reads it (the value shifted left by one, bit 0
+ * clear: value = entry >> 1), the layout confirmed at start (fib4_tbl24(),
+ * fib4_tbl8() in ctl.c); an entry rewritten meanwhile gives the old or the
+ * new next hop, as DPDK's own lookup would. Returns the number of the
+ * first side.
  */
 static inline uint16_t
-split_tbl8(struct rte_mbuf *good[], uint32_t dst[], uint16_t k)
+split_tbl8(struct rte_mbuf *good[], uint32_t dst[], uint16_t k, uint64_t nhv[])
 {
 	struct rte_mbuf *bm[EGW_IP_MAX_BURST];
 	uint32_t bd[EGW_IP_MAX_BURST];
@@ -718,6 +722,7 @@ split_tbl8(struct rte_mbuf *good[], uint32_t dst[], uint16_t k)
 		}
 		if (likely(!(e & 1))) {
 			good[a] = good[i];
+			nhv[a] = e >> 1;
 			dst[a++] = d;
 		} else {
 			rte_prefetch0(t8 + (((size_t)(e >> 1) * 256 + (d & 0xff)) << (e4 ? 2 : 1)));
@@ -826,8 +831,9 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 	c->fwd_burst = 0;
 	if (!v6) {
 		if (likely(ip_dp.tbl8_4 != NULL))
-			split = split_tbl8(good, c->dst4, k);
-		rte_fib_lookup_bulk(ip_dp.fib4, c->dst4, c->nhv, split);
+			split = split_tbl8(good, c->dst4, k, c->nhv);
+		else
+			rte_fib_lookup_bulk(ip_dp.fib4, c->dst4, c->nhv, k);
 	} else {
 		rte_fib6_lookup_bulk(ip_dp.fib6, c->dst6, c->nhv, k);
 	}
