@@ -1187,11 +1187,18 @@ main(int argc, char **argv)
 	       "%u destinations cycled, IPv4 checksum %s, median [quartiles] of %u rounds\n",
 	       BURST, n_frames, FRAME4_LEN, FRAME6_LEN, n_dests,
 	       ol_rx ? "marked good by the \"NIC\"" : "verified in software", rounds);
+	/* both ways of routing: a burst ahead (the gateway's), and alone */
 	restore(&w4);
 	run_fwd(&w4);
 	wrong = verify(&w4);
 	restore(&w6);
 	run_fwd(&w6);
+	wrong += verify(&w6);
+	restore(&w4);
+	run_alone(&w4);
+	wrong += verify(&w4);
+	restore(&w6);
+	run_alone(&w6);
 	wrong += verify(&w6);
 	if (wrong != 0 || bad != 0) {
 		unsigned int r;
