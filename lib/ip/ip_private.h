@@ -130,8 +130,10 @@ struct ip_dp {
 	bool has4, has6; /* any address of that family (fallback ICMP source) */
 	rte_be32_t any4;
 	uint8_t any6[16];
-	/* DIR24_8's first level, for prefetches only (fib4_tbl24() in ctl.c):
-	 * NULL when its place could not be confirmed */
+	/* DIR24_8's first level (fib4_tbl24() in ctl.c), for prefetches and,
+	 * with tbl8_4 confirmed too, for the entries that are next hops
+	 * (split_tbl8() in fast.c): NULL when its place could not be
+	 * confirmed */
 	const uint8_t *tbl24_4;
 	uint8_t tbl24_4_shift; /* log2 of the entry size */
 	/* its second level (tbl8 groups), for prefetches only: NULL when its
