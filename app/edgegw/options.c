@@ -81,6 +81,9 @@ egw_opts_usage(const char *prog)
 	       "      --txq N               TX queues per port (default and minimum: one per\n"
 	       "                            worker)\n"
 	       "      --burst N             RX burst size, 1..128 (default %u)\n"
+	       "      --no-rx-hold          gateway: route each burst at once, not at its\n"
+	       "                            queue's next poll (less latency; with a large\n"
+	       "                            routing table, less throughput)\n"
 	       "      --mbufs N             mbufs per NUMA socket (default %u)\n"
 	       "      --rxd N, --txd N      RX/TX descriptors per queue (default %u/%u)\n"
 	       "      --control-lcore ID    run the control path on lcore ID instead of the\n"
@@ -111,6 +114,7 @@ enum {
 	OPT_PPPOE_SESSIONS,
 	OPT_IP_ROUTES,
 	OPT_IP6_ROUTES,
+	OPT_NO_RX_HOLD,
 };
 
 static const struct option long_opts[] = {
@@ -132,6 +136,7 @@ static const struct option long_opts[] = {
 	{"pppoe-sessions", required_argument, NULL, OPT_PPPOE_SESSIONS},
 	{"ip-routes", required_argument, NULL, OPT_IP_ROUTES},
 	{"ip6-routes", required_argument, NULL, OPT_IP6_ROUTES},
+	{"no-rx-hold", no_argument, NULL, OPT_NO_RX_HOLD},
 	{NULL, 0, NULL, 0},
 };
 
@@ -198,11 +203,22 @@ egw_opts_parse(int argc, char **argv, struct egw_opts *o, char *err, size_t errl
 		case 'h': egw_opts_usage(argv[0]); return 1;
 		case OPT_CMDLINE_FILE: o->cmdline_file = optarg; continue;
 		case OPT_STATS_JSON: o->stats_json = optarg; continue;
+		case OPT_NO_RX_HOLD: o->no_rx_hold = true; continue;
 		case OPT_FORWARD_MODE: o->forward_mode = optarg; continue;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
 			return -EINVAL;
 		case '?':
+			/* a long option that takes no value, given one (--a=b) */
+			if (optopt >= OPT_CMDLINE_FILE || optopt == 'i' || optopt == 'a' ||
+			    optopt == 'h') {
+				if (strncmp(argv[optind - 1], "--", 2) == 0) {
+					snprintf(err, errlen, "option '%.*s' takes no value",
+						 (int)strcspn(argv[optind - 1], "="),
+						 argv[optind - 1]);
+					return -EINVAL;
+				}
+			}
 			if (optopt != 0)
 				snprintf(err, errlen, "unknown option '-%c' (see --help)", optopt);
 			else

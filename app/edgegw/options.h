@@ -26,6 +26,9 @@ struct egw_opts {
 	uint16_t rxq; /**< 0 = one per worker, capped by the port */
 	uint16_t txq; /**< 0 = one per worker */
 	uint16_t burst;
+	/** process each burst at once, also in an engine with a prefetch step
+	 *  (egw_fwd_engine.prefetch: the gateway), instead of a poll later */
+	bool no_rx_hold;
 	uint32_t mbufs;
 	uint16_t rxd;
 	uint16_t txd;

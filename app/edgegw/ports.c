@@ -72,7 +72,10 @@ pool_check(void)
 	RTE_ETH_FOREACH_DEV (pid) {
 		const struct egw_port *p = &egw.ports[pid];
 
-		need += (uint64_t)p->nb_rxq * egw.opts.rxd + (uint64_t)p->nb_txq * egw.opts.txd;
+		/* each RX queue: its ring, and the burst its worker may hold
+		 * for the next poll (egw_fwd_engine.prefetch) */
+		need += (uint64_t)p->nb_rxq * (egw.opts.rxd + egw.opts.burst) +
+			(uint64_t)p->nb_txq * egw.opts.txd;
 	}
 	if (need > egw.opts.mbufs)
 		fprintf(stderr,

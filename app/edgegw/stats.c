@@ -300,8 +300,10 @@ egw_show_config(FILE *f)
 		__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED) ? "running" : "stopped");
 	if (egw.engine->show != NULL)
 		egw.engine->show(f);
-	fprintf(f, "  burst: %u  mbufs/socket: %u  rxd: %u  txd: %u\n", egw.opts.burst,
-		egw.opts.mbufs, egw.opts.rxd, egw.opts.txd);
+	fprintf(f, "  burst: %u  mbufs/socket: %u  rxd: %u  txd: %u  rx hold: %s\n", egw.opts.burst,
+		egw.opts.mbufs, egw.opts.rxd, egw.opts.txd,
+		egw.opts.no_rx_hold ? "off (--no-rx-hold)"
+				    : "a poll, in engines with a prefetch step");
 	fprintf(f, "  main lcore: %u  control lcore: %u  workers: %u\n", rte_get_main_lcore(),
 		egw.control_lcore, egw.nb_workers);
 	RTE_ETH_FOREACH_DEV (pid) {

@@ -104,6 +104,7 @@ tel_config(const char *cmd __rte_unused, const char *params __rte_unused, struct
 	rte_tel_data_add_dict_int(d, "workers", egw.nb_workers);
 	rte_tel_data_add_dict_int(d, "control_lcore", (int)egw.control_lcore);
 	rte_tel_data_add_dict_int(d, "burst", egw.opts.burst);
+	rte_tel_data_add_dict_int(d, "rx_hold", !egw.opts.no_rx_hold);
 	RTE_ETH_FOREACH_DEV (pid) {
 		char key[16];
 

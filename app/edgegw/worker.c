@@ -260,6 +260,9 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 	struct rte_mbuf *pkts[EGW_MAX_BURST];
 	struct egw_burst *b = &w->burst;
 	const uint16_t burst = egw.opts.burst;
+	/* an engine with a prefetch step holds each burst a poll (--no-rx-hold:
+	 * never) */
+	const bool hold = e->prefetch != NULL && !egw.opts.no_rx_hold;
 	uint16_t q;
 
 	/* an RCU reader while forwarding; offline while idle, so a control
@@ -291,7 +294,7 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 			b->port = port;
 			b->queue = queue;
 			b->qs = qs;
-			if (e->prefetch == NULL) {
+			if (!hold) {
 				if (n == 0)
 					continue;
 				e->rx(b, pkts, n);

@@ -35,6 +35,8 @@ struct bad_case {
 
 static const struct bad_case bad[] = {
 	{{"--burst", "0", NULL}, "--burst"},
+	{{"--no-rx-hold=1", NULL}, "'--no-rx-hold' takes no value"},
+	{{"--interactive=yes", NULL}, "'--interactive' takes no value"},
 	{{"--burst", "129", NULL}, "out of range"},
 	{{"--burst", "-1", NULL}, "not a number"},
 	{{"--burst", "32x", NULL}, "not a number"},
@@ -140,11 +142,13 @@ main(void)
 	}
 	/* a second parse starts from defaults (getopt state reset) */
 	{
-		const char *const a[] = {"--burst", "8", NULL};
+		const char *const a[] = {"--burst", "8", "--no-rx-hold", NULL};
 		const char *const b[] = {NULL};
 
-		CHECK(parse(&o, err, sizeof(err), a) == 0 && o.burst == 8, "burst 8");
-		CHECK(parse(&o, err, sizeof(err), b) == 0 && o.burst == EGW_DEF_BURST,
+		CHECK(parse(&o, err, sizeof(err), a) == 0 && o.burst == 8 && o.no_rx_hold,
+		      "burst 8, no rx hold");
+		CHECK(parse(&o, err, sizeof(err), b) == 0 && o.burst == EGW_DEF_BURST &&
+			      !o.no_rx_hold,
 		      "reparse resets");
 	}
 	/* help */
