@@ -254,6 +254,20 @@ ctrl_tx_drain(struct egw_worker *w)
 	}
 }
 
+/* The burst held for b's queue (b->port, queue, qs set): through the engine
+ * and out, the held list emptied. */
+static inline void
+rx_held(const struct egw_fwd_engine *e, struct egw_burst *b, struct egw_rxhold *h)
+{
+	if (h->n == 0)
+		return;
+	b->prefetched = 1;
+	e->rx(b, h->pkts, h->n);
+	b->prefetched = 0;
+	egw_burst_flush(b);
+	h->n = 0;
+}
+
 static void
 worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 {
@@ -305,12 +319,7 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 			 * last poll goes now */
 			if (n != 0)
 				e->prefetch(pkts, n);
-			if (h->n != 0) {
-				b->prefetched = 1;
-				e->rx(b, h->pkts, h->n);
-				b->prefetched = 0;
-				egw_burst_flush(b);
-			}
+			rx_held(e, b, h);
 			memcpy(h->pkts, pkts, n * sizeof(pkts[0]));
 			h->n = n;
 		}
@@ -325,18 +334,10 @@ worker_fwd_loop(struct egw_worker *w, const struct egw_fwd_engine *e)
 	}
 	/* the bursts still held go before the engine drains */
 	for (q = 0; q < w->nb_rxq; q++) {
-		struct egw_rxhold *h = &w->hold[q];
-
-		if (h->n == 0)
-			continue;
 		b->port = w->rxq[q].port;
 		b->queue = w->rxq[q].queue;
 		b->qs = &egw.ports[b->port].qstats[b->queue];
-		b->prefetched = 1;
-		e->rx(b, h->pkts, h->n);
-		b->prefetched = 0;
-		egw_burst_flush(b);
-		h->n = 0;
+		rx_held(e, b, &w->hold[q]);
 	}
 	if (e->drain != NULL)
 		e->drain(w);
