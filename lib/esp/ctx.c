@@ -169,6 +169,9 @@ esp_jobs_get(struct egw_esp_ctx *c, unsigned int n, IMB_JOB *jobs[])
  * DPDK's cpu-crypto does the same). The jobs taken with IMB_GET_NEXT_BURST
  * are left unsubmitted, which returns them to the manager. false (nothing
  * done) when a job is of another kind: the burst goes through the queue.
+ * The data path fills no job at all for plain AES-GCM packets
+ * (esp_gcm_direct()); what reaches this is a run that needed jobs anyway
+ * (out-of-place GSO segments beside plain packets).
  */
 static bool
 jobs_run_direct(struct egw_esp_ctx *c, unsigned int n, IMB_JOB *jobs[], uint8_t ok[])

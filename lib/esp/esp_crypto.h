@@ -47,6 +47,32 @@ esp_job_aead(IMB_JOB *job, const struct egw_esp_sa *sa, bool encrypt, uint8_t *b
 	}
 }
 
+/* True when the AEAD of sa in context c runs by a direct call of the
+ * manager's GCM functions (esp_gcm_direct()) instead of a job. */
+static inline bool
+esp_aead_direct(const struct egw_esp_ctx *c, const struct egw_esp_sa *sa)
+{
+	return c->gcm_direct && sa->aead != EGW_ESP_CHACHA20_POLY1305 &&
+	       (sa->key_len == 16 || sa->key_len == 32);
+}
+
+/* Encrypt or decrypt len bytes at buf in place with the AES-GCM key of sa,
+ * now, as esp_job_aead() describes it: the tag is written to tag. */
+static inline void
+esp_gcm_direct(const struct egw_esp_ctx *c, const struct egw_esp_sa *sa, bool encrypt, uint8_t *buf,
+	       uint32_t len, const uint8_t *iv12, const uint8_t *aad, uint32_t aad_len,
+	       uint8_t *tag)
+{
+	struct gcm_context_data g;
+	aes_gcm_enc_dec_t fn;
+
+	if (sa->key_len == 16)
+		fn = encrypt ? c->mgr->gcm128_enc : c->mgr->gcm128_dec;
+	else
+		fn = encrypt ? c->mgr->gcm256_enc : c->mgr->gcm256_dec;
+	fn(&sa->key.gcm, &g, buf, buf, len, iv12, aad, aad_len, tag, ESP_ICV_LEN);
+}
+
 /* Take n (<= EGW_ESP_MAX_BURST) jobs from the context's manager. */
 void esp_jobs_get(struct egw_esp_ctx *c, unsigned int n, IMB_JOB *jobs[]);
 

@@ -299,7 +299,7 @@ struct egw_esp_ctx {
 	struct rte_mbuf *gso_keep[EGW_ESP_MAX_BURST];
 	uint16_t n_gso_keep;
 	uint8_t gso_oop;    /* 1: AES-GCM segments read their payload from the super-packet */
-	uint8_t gcm_direct; /* 1: bursts of AES-GCM jobs run by direct calls (ctx.c) */
+	uint8_t gcm_direct; /* 1: AES-GCM by direct calls, no job (esp_crypto.h) */
 	struct egw_esp_ctx_stats st __rte_cache_aligned;
 	struct esp_spd_cache spd_cache[2][2]; /* [direction][IPv4, IPv6] */
 	uint64_t policy_hits[2][EGW_ESP_MAX_POLICY];

@@ -413,11 +413,11 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 			spi[i] = esp_get32(rte_pktmbuf_mtod(m, uint8_t *) + q[i].esp_off);
 	}
 	esp_sa_lookup_in_bulk(spi, n, sa);
-	esp_jobs_get(c, n, jobs);
 	for (i = 0; i < n; i++) {
 		struct egw_esp_sa *s = sa[i];
 		uint8_t *esp;
-		uint32_t lo;
+		uint32_t lo, clen;
+		bool direct;
 
 		if (why[i] != EGW_ESP_DROP_MAX)
 			continue;
@@ -455,8 +455,20 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 		} else {
 			memcpy(c->aad[i] + 4, esp + 4, 4);
 		}
-		esp_job_aead(jobs[nj], s, false, esp + ESP_HDR_LEN + ESP_IV_LEN,
-			     q[i].esp_len - ESP_HDR_LEN - ESP_IV_LEN - ESP_ICV_LEN, c->iv[i],
+		clen = q[i].esp_len - ESP_HDR_LEN - ESP_IV_LEN - ESP_ICV_LEN;
+		direct = esp_aead_direct(c, s);
+		if (direct) {
+			/* decrypted now; the ICV is compared before anything else
+			 * reads the clear text */
+			esp_gcm_direct(c, s, false, esp + ESP_HDR_LEN + ESP_IV_LEN, clen, c->iv[i],
+				       c->aad[i], s->esn ? 12 : 8, c->tag[i]);
+			if (tag_diff(c->tag[i], esp + ESP_HDR_LEN + ESP_IV_LEN + clen) != 0)
+				why[i] = EGW_ESP_DROP_BAD_ICV;
+			continue;
+		}
+		if (nj == 0)
+			esp_jobs_get(c, n, jobs);
+		esp_job_aead(jobs[nj], s, false, esp + ESP_HDR_LEN + ESP_IV_LEN, clen, c->iv[i],
 			     c->aad[i], s->esn ? 12 : 8, c->tag[i]);
 		jobs[nj]->user_data = (void *)(uintptr_t)i;
 		nj++;
@@ -466,7 +478,8 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 		for (i = 0; i < n; i++) {
 			const uint8_t *icv;
 
-			if (why[i] != EGW_ESP_DROP_MAX)
+			/* only the packets that went by a job */
+			if (why[i] != EGW_ESP_DROP_MAX || esp_aead_direct(c, sa[i]))
 				continue;
 			if (!c->ok[i]) {
 				why[i] = EGW_ESP_DROP_CRYPTO;

@@ -259,7 +259,7 @@ copy_frame(struct egw_esp_ctx *c, struct rte_mbuf *m, uint32_t len)
 
 /*
  * Turn clear frame *mp into an ESP frame numbered seq and fill job to
- * encrypt it. Returns EGW_ESP_DROP_MAX on success, else the drop reason
+ * encrypt it, or (job NULL: esp_aead_direct()) encrypt it at once. Returns EGW_ESP_DROP_MAX on success, else the drop reason
  * (*mp is then still the caller's to free).
  */
 static unsigned int
@@ -403,9 +403,14 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 	} else {
 		memcpy(c->aad[slot] + 4, esp + 4, 4);
 	}
-	esp_job_aead(job, sa, true, esp + ESP_HDR_LEN + ESP_IV_LEN, plen + pad + 2, c->iv[slot],
-		     c->aad[slot], sa->esn ? 12 : 8, tr + pad + 2);
-	job->user_data = (void *)(uintptr_t)slot;
+	if (job == NULL) {
+		esp_gcm_direct(c, sa, true, esp + ESP_HDR_LEN + ESP_IV_LEN, plen + pad + 2,
+			       c->iv[slot], c->aad[slot], sa->esn ? 12 : 8, tr + pad + 2);
+	} else {
+		esp_job_aead(job, sa, true, esp + ESP_HDR_LEN + ESP_IV_LEN, plen + pad + 2,
+			     c->iv[slot], c->aad[slot], sa->esn ? 12 : 8, tr + pad + 2);
+		job->user_data = (void *)(uintptr_t)slot;
+	}
 	m->ol_flags &= ~(RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_IP_CKSUM |
 			 RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6);
 	return EGW_ESP_DROP_MAX;
@@ -442,6 +447,7 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 	uint64_t base, limit, seq, bytes = 0, ip_bytes = 0, want = 0, used;
 	unsigned int i, nj = 0;
 	uint16_t k = 0;
+	bool direct;
 
 	if (__atomic_load_n(&sa->hard_expired, __ATOMIC_ACQUIRE) != 0) {
 		for (i = 0; i < n; i++)
@@ -462,7 +468,11 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 	base = __atomic_fetch_add(&sa->seq_next, n, __ATOMIC_RELAXED);
 	/* pairs with the release store of the control path once the limit is on disk */
 	limit = __atomic_load_n(&sa->seq_limit, __ATOMIC_ACQUIRE);
-	esp_jobs_get(c, n, jobs);
+	/* AES-GCM is encrypted by direct calls as each packet is ready, unless
+	 * a segment reads its payload from the super-packet (an SGL job) */
+	direct = esp_aead_direct(c, sa) && !c->gso_oop;
+	if (!direct)
+		esp_jobs_get(c, n, jobs);
 	for (i = 0; i < n; i++) {
 		seq = base + i;
 		why[i] = EGW_ESP_DROP_MAX;
@@ -474,29 +484,29 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 		} else if (used > sa->life_hard_bytes || clear[i] > sa->life_hard_bytes - used) {
 			why[i] = EGW_ESP_DROP_LIFETIME;
 		} else {
-			why[i] = (uint8_t)encap_one(c, sa, &out[i], seq, jobs[nj], i);
+			why[i] = (uint8_t)encap_one(c, sa, &out[i], seq, direct ? NULL : jobs[nj],
+						    i);
 			/* a segment whose payload is still in the super-packet */
 			if (why[i] == EGW_ESP_DROP_MAX && c->gso[i].n != 0 &&
 			    !esp_gso_job(c, jobs[nj], i))
 				why[i] = EGW_ESP_DROP_BAD_INNER;
 			if (why[i] == EGW_ESP_DROP_MAX) {
 				used += clear[i];
-				nj++;
+				nj += !direct;
 			}
 		}
 	}
 	if (nj != 0) {
 		/* only the nj filled jobs are submitted */
 		esp_jobs_run(c, nj, jobs, c->ok);
-		for (i = 0; i < n; i++) {
-			if (why[i] != EGW_ESP_DROP_MAX)
-				continue;
-			if (!c->ok[i])
+		for (i = 0; i < n; i++)
+			if (why[i] == EGW_ESP_DROP_MAX && !c->ok[i])
 				why[i] = EGW_ESP_DROP_CRYPTO;
-			else if (c->udp6_off[i] != 0)
-				udp6_cksum(out[i], c->udp6_off[i], c->udp6_dst[i]);
-		}
 	}
+	if (sa->natt)
+		for (i = 0; i < n; i++)
+			if (why[i] == EGW_ESP_DROP_MAX && c->udp6_off[i] != 0)
+				udp6_cksum(out[i], c->udp6_off[i], c->udp6_dst[i]);
 drops:
 	for (i = 0; i < n; i++) {
 		if (why[i] == EGW_ESP_DROP_MAX) {

@@ -2979,11 +2979,13 @@ main(int argc, char **argv)
 
 	test_kat();
 	test_matrix();
-	/* the same through IPsec-MB's job queue, which AES-GCM bursts leave
-	 * for direct calls by default (ChaCha20 and SGL jobs still take it) */
+	/* the same through IPsec-MB's job queue, which AES-GCM leaves for
+	 * direct calls by default (ChaCha20 and SGL jobs still take it); the
+	 * hostile inbound cases too (a bad ICV is found in either lane) */
 	ctx->gcm_direct = 0;
 	test_kat();
 	test_matrix();
+	test_inbound_rejects();
 	ctx->gcm_direct = 1;
 	test_transport_tunnels();
 	test_outer_template();
