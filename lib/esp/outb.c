@@ -271,7 +271,6 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 	uint32_t l2 = m->l2_len, keep, plen, pad, tail, front, esp_len;
 	uint8_t *old, *p, *ip, *esp, *tr, nh;
 	bool tunnel = sa->mode == EGW_ESP_MODE_TUNNEL;
-	unsigned int i;
 
 	/* parsed already when the size was checked */
 	if (c->pre_ok[slot] && m->nb_segs == 1)
@@ -307,9 +306,16 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 		rte_pktmbuf_free(m);
 		*mp = m = n;
 	}
+	/* one segment, headroom and tailroom checked: prepend and append are
+	 * the field updates alone */
 	old = rte_pktmbuf_mtod(m, uint8_t *);
-	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)front);
-	if (front >= l2 + keep)
+	m->data_off = (uint16_t)(m->data_off - front);
+	m->data_len = (uint16_t)(m->data_len + front + tail);
+	m->pkt_len += front + tail;
+	p = old - front;
+	if (tunnel && l2 == RTE_ETHER_HDR_LEN)
+		memcpy(p, old, RTE_ETHER_ADDR_LEN * 2); /* the ethertype is written below */
+	else if (front >= l2 + keep)
 		memcpy(p, old, l2 + keep); /* tunnel mode: the L2 header only */
 	else
 		memmove(p, old, l2 + keep);
@@ -321,7 +327,22 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 
 		/* the last two bytes of the L2 header are the ethertype */
 		esp_put16(ip - 2, et);
-		memcpy(ip, sa->tmpl, sa->tmpl_len);
+		/* constant sizes: each copy is a few stores, not a call */
+		switch (sa->tmpl_len) {
+		case sizeof(struct rte_ipv4_hdr):
+			memcpy(ip, sa->tmpl, sizeof(struct rte_ipv4_hdr));
+			break;
+		case sizeof(struct rte_ipv4_hdr) + ESP_UDP_LEN:
+			memcpy(ip, sa->tmpl, sizeof(struct rte_ipv4_hdr) + ESP_UDP_LEN);
+			break;
+		case sizeof(struct rte_ipv6_hdr):
+			memcpy(ip, sa->tmpl, sizeof(struct rte_ipv6_hdr));
+			break;
+		case sizeof(struct rte_ipv6_hdr) + ESP_UDP_LEN:
+			memcpy(ip, sa->tmpl, sizeof(struct rte_ipv6_hdr) + ESP_UDP_LEN);
+			break;
+		default: memcpy(ip, sa->tmpl, sa->tmpl_len); break;
+		}
 		if (sa->tun_family == AF_INET) {
 			/* bytes 0-7: version/IHL, TOS, length, id, DF; the checksum
 			 * adds their words to the template's constant ones */
@@ -387,9 +408,10 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 	esp_put32(esp + 4, (uint32_t)seq);
 	esp_put64(esp + 8, seq);
 
-	tr = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)tail);
-	for (i = 0; i < pad; i++)
-		tr[i] = (uint8_t)(i + 1); /* RFC 4303 2.4 */
+	/* padding 1, 2, 3 (RFC 4303 2.4; pad < 4 and the ICV follows, so the
+	 * word stays inside the trailer), pad length, next header */
+	tr = p + front + l2 + keep + plen;
+	esp_put32(tr, 0x01020304);
 	tr[pad] = (uint8_t)pad;
 	tr[pad + 1] = nh;
 
