@@ -1235,6 +1235,19 @@ test_big_burst(void)
 			if (res.drop[i])
 				printf("  drop %s %u\n", egw_esp_drop_name(i), res.drop[i]);
 		rte_pktmbuf_free_bulk(out, k);
+		/* each inbound SA counted its own packets and clear bytes (round
+		 * 1: the SA changes at every packet of the burst) */
+		for (i = 0; i <= round; i++) {
+			struct egw_esp_sa_info info;
+			uint64_t want = round == 0 ? 128 : 64;
+
+			CHECK(egw_esp_sa_info(0x7000 + i, EGW_ESP_DIR_IN, &info) == 0 &&
+				      info.stats.packets == want &&
+				      info.stats.bytes == want * (len - 14),
+			      "round %u: inbound SA 0x%x counted %" PRIu64 " packets (%" PRIu64
+			      " bytes)",
+			      round, 0x7000 + i, want, want * (len - 14));
+		}
 	}
 }
 
