@@ -262,7 +262,7 @@ copy_frame(struct egw_esp_ctx *c, struct rte_mbuf *m, uint32_t len)
  * encrypt it, or (job NULL: esp_aead_direct()) encrypt it at once. Returns EGW_ESP_DROP_MAX on success, else the drop reason
  * (*mp is then still the caller's to free).
  */
-static unsigned int
+static __rte_always_inline unsigned int
 encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **mp, uint64_t seq,
 	  IMB_JOB *job, unsigned int slot)
 {
@@ -447,6 +447,22 @@ count_drop(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct egw_esp_res *res
 	sa->stats[c->idx].drop[why]++;
 }
 
+/* Whether number seq and clear bytes more after used may be sent
+ * (EGW_ESP_DROP_MAX), or why not. */
+static inline uint8_t
+limits_check(const struct egw_esp_sa *sa, uint64_t seq, uint64_t limit, uint64_t used,
+	     uint32_t bytes)
+{
+	if (seq > limit)
+		return !sa->esn && seq > UINT32_MAX ? EGW_ESP_DROP_SEQ_OVERFLOW
+						    : EGW_ESP_DROP_SEQ_BLOCKED;
+	if (seq - sa->seq_first >= sa->life_hard_packets)
+		return EGW_ESP_DROP_LIFETIME;
+	if (used > sa->life_hard_bytes || bytes > sa->life_hard_bytes - used)
+		return EGW_ESP_DROP_LIFETIME;
+	return EGW_ESP_DROP_MAX;
+}
+
 /* Encrypt out[0..n) (all of one SA) in place; drops are freed and removed
  * (order kept). Returns the number left.
  *
@@ -469,7 +485,7 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 	uint64_t base, limit, seq, bytes = 0, ip_bytes = 0, want = 0, used;
 	unsigned int i, nj = 0;
 	uint16_t k = 0;
-	bool direct;
+	bool direct, inside;
 
 	if (__atomic_load_n(&sa->hard_expired, __ATOMIC_ACQUIRE) != 0) {
 		for (i = 0; i < n; i++)
@@ -495,27 +511,23 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 	direct = esp_aead_direct(c, sa) && !c->gso_oop;
 	if (!direct)
 		esp_jobs_get(c, n, jobs);
+	/* the whole run inside the sequence limit and both hard lifetimes:
+	 * no packet needs its own check */
+	inside = n != 0 && base + n - 1 <= limit &&
+		 base + n - 1 - sa->seq_first < sa->life_hard_packets &&
+		 used <= sa->life_hard_bytes && want <= sa->life_hard_bytes - used;
 	for (i = 0; i < n; i++) {
 		seq = base + i;
-		why[i] = EGW_ESP_DROP_MAX;
-		if (seq > limit) {
-			why[i] = !sa->esn && seq > UINT32_MAX ? EGW_ESP_DROP_SEQ_OVERFLOW
-							      : EGW_ESP_DROP_SEQ_BLOCKED;
-		} else if (seq - sa->seq_first >= sa->life_hard_packets) {
-			why[i] = EGW_ESP_DROP_LIFETIME;
-		} else if (used > sa->life_hard_bytes || clear[i] > sa->life_hard_bytes - used) {
-			why[i] = EGW_ESP_DROP_LIFETIME;
-		} else {
-			why[i] = (uint8_t)encap_one(c, sa, &out[i], seq, direct ? NULL : jobs[nj],
-						    i);
-			/* a segment whose payload is still in the super-packet */
-			if (why[i] == EGW_ESP_DROP_MAX && c->gso[i].n != 0 &&
-			    !esp_gso_job(c, jobs[nj], i))
-				why[i] = EGW_ESP_DROP_BAD_INNER;
-			if (why[i] == EGW_ESP_DROP_MAX) {
-				used += clear[i];
-				nj += !direct;
-			}
+		why[i] = inside ? EGW_ESP_DROP_MAX : limits_check(sa, seq, limit, used, clear[i]);
+		if (why[i] != EGW_ESP_DROP_MAX)
+			continue;
+		why[i] = (uint8_t)encap_one(c, sa, &out[i], seq, direct ? NULL : jobs[nj], i);
+		/* a segment whose payload is still in the super-packet */
+		if (why[i] == EGW_ESP_DROP_MAX && c->gso[i].n != 0 && !esp_gso_job(c, jobs[nj], i))
+			why[i] = EGW_ESP_DROP_BAD_INNER;
+		if (why[i] == EGW_ESP_DROP_MAX) {
+			used += clear[i];
+			nj += !direct;
 		}
 	}
 	if (nj != 0) {
@@ -688,6 +700,15 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 			o.family = 0;
 		}
 		tso = (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) != 0 && m->tso_segsz != 0;
+		r = room(s, mtu, tunnel ? 0 : o.insert);
+		need = tunnel ? o.ip_len : o.ip_len - o.insert;
+		if (likely(r >= 0 && need <= (uint32_t)r && !tso)) {
+			/* as it is (encap_one flattens a chain) */
+			c->pre[n_out - run_start] = o;
+			c->pre_ok[n_out - run_start] = o.family != 0 && m->nb_segs == 1;
+			out[n_out++] = m;
+			continue;
+		}
 		/* Only super-packets are segmented: a TSO request, an LRO
 		 * aggregate, or more than the ingress link carries. A TCP
 		 * segment that came over the wire keeps its size: splitting it
@@ -695,15 +716,6 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 		 * wrong) and hide the path MTU from the sender. */
 		super = tso || (m->ol_flags & RTE_MBUF_F_RX_LRO) != 0 ||
 			o.ip_len > (c->ingress_mtu != 0 ? c->ingress_mtu : EGW_ESP_MTU_DEF);
-		r = room(s, mtu, tunnel ? 0 : o.insert);
-		need = tunnel ? o.ip_len : o.ip_len - o.insert;
-		if (r >= 0 && need <= (uint32_t)r && !tso) {
-			/* as it is (encap_one flattens a chain) */
-			c->pre[n_out - run_start] = o;
-			c->pre_ok[n_out - run_start] = o.family != 0 && m->nb_segs == 1;
-			out[n_out++] = m;
-			continue;
-		}
 		if (super && esp_gso_tcp_probe(m, &hdr_len, &plen)) {
 			/* TCP: segments sized so each ESP packet fits */
 			int32_t mss = r - (int32_t)(hdr_len - m->l2_len - (tunnel ? 0 : o.insert));

@@ -1026,11 +1026,6 @@ key6_eq(const struct spd_key6 *a, const struct spd_key6 *b)
 	return a->proto == b->proto && memcmp(a->src, b->src, sizeof(a->src) + sizeof(a->dst)) == 0;
 }
 
-/* Frames that take their result from the context's flow cache of their
- * family (same[] value). */
-#define SAME_CACHE4 UINT16_MAX
-#define SAME_CACHE6 (UINT16_MAX - 1)
-
 static inline bool
 cache_hit(const struct esp_spd_cache *e, const struct spd_snap *s, const void *k,
 	  bool (*eq)(const void *, const void *))
@@ -1048,6 +1043,17 @@ static bool
 key6_eqv(const void *a, const void *b)
 {
 	return key6_eq(a, b);
+}
+
+/* Frame i takes the result in cache entry e. */
+static inline void
+take_cache(const struct esp_spd_cache *e, uint16_t i, uint8_t action[], struct egw_esp_sa *sa[],
+	   struct egw_esp_sa *prev[])
+{
+	action[i] = e->action;
+	sa[i] = e->sa;
+	if (prev != NULL)
+		prev[i] = e->prev;
 }
 
 /* Remember the result of frame i (key k) in cache entry e. */
@@ -1085,7 +1091,7 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 	uint16_t i6[EGW_ESP_MAX_BURST];
 	uint16_t same[EGW_ESP_MAX_BURST]; /* index of the frame whose result to take, or i */
 	struct esp_spd_cache *c4 = &c->spd_cache[dir][0], *c6 = &c->spd_cache[dir][1];
-	uint16_t i, n4 = 0, n6 = 0, ndup = 0;
+	uint16_t i, n4 = 0, n6 = 0, ndup = 0, hit4 = 0, hit6 = 0;
 
 	for (i = 0; i < n; i++) {
 		if (i + SPD_PREFETCH_AHEAD < n)
@@ -1104,8 +1110,8 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 				break;
 			}
 			if (n4 == 0 && cache_hit(c4, s, &k4[0], key4_eqv)) {
-				same[i] = SAME_CACHE4;
-				ndup++;
+				take_cache(c4, i, action, sa, prev);
+				hit4++;
 				break;
 			}
 			d4[n4] = (const uint8_t *)&k4[n4];
@@ -1118,8 +1124,8 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 				break;
 			}
 			if (n6 == 0 && cache_hit(c6, s, &k6[0], key6_eqv)) {
-				same[i] = SAME_CACHE6;
-				ndup++;
+				take_cache(c6, i, action, sa, prev);
+				hit6++;
 				break;
 			}
 			d6[n6] = (const uint8_t *)&k6[n6];
@@ -1128,25 +1134,20 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 		default: break;
 		}
 	}
+	/* the cache's hits are counted once for the burst, before the
+	 * entries may change below */
+	if (hit4 != 0 && c4->slot >= 0)
+		c->policy_hits[dir][c4->slot] += hit4;
+	if (hit6 != 0 && c6->slot >= 0)
+		c->policy_hits[dir][c6->slot] += hit6;
 	spd_apply(c, dir, s, 0, d4, i4, n4, action, sa, prev, rule);
 	spd_apply(c, dir, s, 1, d6, i6, n6, action, sa, prev, rule);
 	for (i = 0; ndup != 0 && i < n; i++) {
 		uint16_t r = same[i];
-		const struct esp_spd_cache *e;
 
 		if (r == i)
 			continue;
 		ndup--;
-		if (r == SAME_CACHE4 || r == SAME_CACHE6) {
-			e = r == SAME_CACHE4 ? c4 : c6;
-			action[i] = e->action;
-			sa[i] = e->sa;
-			if (prev != NULL)
-				prev[i] = e->prev;
-			if (e->slot >= 0)
-				c->policy_hits[dir][e->slot]++;
-			continue;
-		}
 		action[i] = action[r];
 		sa[i] = sa[r];
 		if (prev != NULL)
