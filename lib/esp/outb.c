@@ -259,16 +259,17 @@ copy_frame(struct egw_esp_ctx *c, struct rte_mbuf *m, uint32_t len)
 
 /*
  * Turn clear frame *mp into an ESP frame numbered seq and fill job to
- * encrypt it, or (job NULL: esp_aead_direct()) encrypt it at once. Returns EGW_ESP_DROP_MAX on success, else the drop reason
+ * encrypt it, or (job NULL: esp_aead_direct()) encrypt it at once; front =
+ * front_len(sa). Returns EGW_ESP_DROP_MAX on success, else the drop reason
  * (*mp is then still the caller's to free).
  */
 static __rte_always_inline unsigned int
-encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **mp, uint64_t seq,
-	  IMB_JOB *job, unsigned int slot)
+encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, uint32_t front, struct rte_mbuf **mp,
+	  uint64_t seq, IMB_JOB *job, unsigned int slot)
 {
 	struct rte_mbuf *m = *mp;
 	struct esp_out_pkt o;
-	uint32_t l2 = m->l2_len, keep, plen, pad, tail, front, esp_len;
+	uint32_t l2 = m->l2_len, keep, plen, pad, tail, esp_len;
 	uint8_t *old, *p, *ip, *esp, *tr, nh;
 	bool tunnel = sa->mode == EGW_ESP_MODE_TUNNEL;
 
@@ -293,7 +294,6 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, struct rte_mbuf **
 	plen = o.ip_len - keep;
 	pad = pad4(plen + 2) - (plen + 2);
 	tail = pad + 2 + ESP_ICV_LEN;
-	front = front_len(sa);
 	nh = tunnel ? (o.family == AF_INET ? IPPROTO_IPIP : IPPROTO_IPV6)
 		    : rte_pktmbuf_mtod(m, uint8_t *)[o.nh_off];
 
@@ -485,6 +485,7 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 	uint64_t base, limit, seq, bytes = 0, ip_bytes = 0, want = 0, used;
 	unsigned int i, nj = 0;
 	uint16_t k = 0;
+	uint32_t front = front_len(sa);
 	bool direct, inside;
 
 	if (__atomic_load_n(&sa->hard_expired, __ATOMIC_ACQUIRE) != 0) {
@@ -521,7 +522,8 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 		why[i] = inside ? EGW_ESP_DROP_MAX : limits_check(sa, seq, limit, used, clear[i]);
 		if (why[i] != EGW_ESP_DROP_MAX)
 			continue;
-		why[i] = (uint8_t)encap_one(c, sa, &out[i], seq, direct ? NULL : jobs[nj], i);
+		why[i] =
+			(uint8_t)encap_one(c, sa, front, &out[i], seq, direct ? NULL : jobs[nj], i);
 		/* a segment whose payload is still in the super-packet */
 		if (why[i] == EGW_ESP_DROP_MAX && c->gso[i].n != 0 && !esp_gso_job(c, jobs[nj], i))
 			why[i] = EGW_ESP_DROP_BAD_INNER;
@@ -662,13 +664,16 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 		       struct rte_mbuf *pkts[], uint16_t n, struct rte_mbuf *out[],
 		       uint16_t out_cap, struct egw_esp_res *res)
 {
-	uint16_t i, run_start = 0, n_out = 0;
+	uint16_t i, run_start = 0, n_out = 0, room_l2 = 0;
 	struct egw_esp_sa *run_sa = NULL;
+	const struct egw_esp_sa *room_sa = NULL;
+	int32_t room_r = -1;
+	uint32_t room_mtu = 0;
 
 	for (i = 0; i < n; i++) {
 		struct egw_esp_sa *s = sa[i];
 		struct rte_mbuf *m = pkts[i];
-		uint32_t mtu = eff_mtu(c, s, m), hdr_len, plen, need;
+		uint32_t mtu, hdr_len, plen, need;
 		enum egw_esp_drop why;
 		struct esp_out_pkt o;
 		bool tunnel = s->mode == EGW_ESP_MODE_TUNNEL, tso, super;
@@ -700,7 +705,19 @@ egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const sa[],
 			o.family = 0;
 		}
 		tso = (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) != 0 && m->tso_segsz != 0;
-		r = room(s, mtu, tunnel ? 0 : o.insert);
+		if (!tunnel) {
+			mtu = eff_mtu(c, s, m);
+			r = room(s, mtu, o.insert);
+		} else if (s != room_sa || m->l2_len != room_l2) {
+			/* tunnel mode: the same for every packet of the SA and L2 length */
+			mtu = room_mtu = eff_mtu(c, s, m);
+			r = room_r = room(s, mtu, 0);
+			room_sa = s;
+			room_l2 = m->l2_len;
+		} else {
+			mtu = room_mtu;
+			r = room_r;
+		}
 		need = tunnel ? o.ip_len : o.ip_len - o.insert;
 		if (likely(r >= 0 && need <= (uint32_t)r && !tso)) {
 			/* as it is (encap_one flattens a chain) */

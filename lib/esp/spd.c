@@ -915,6 +915,18 @@ spd_parse(const struct rte_mbuf *m, struct spd_key4 *k4, struct spd_key6 *k6)
 	uint32_t off = m->l2_len, end, plen;
 	unsigned int want = 0;
 
+	/* the common case in one bound check: IPv4 under an IPv4 ethertype,
+	 * the header in the first segment */
+	if (likely(off >= 2 && rte_pktmbuf_data_len(m) >= off + sizeof(*ip4))) {
+		const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *) + off;
+
+		if ((h[-2] << 8 | h[-1]) == RTE_ETHER_TYPE_IPV4 && (h[0] >> 4) == 4) {
+			ip4 = (const struct rte_ipv4_hdr *)h;
+			k4->proto = ip4->next_proto_id;
+			memcpy(k4->src, &ip4->src_addr, sizeof(k4->src) + sizeof(k4->dst));
+			return 4;
+		}
+	}
 	if (off >= 2) {
 		const uint8_t *et = rte_pktmbuf_read(m, off - 2, 2, &buf);
 
