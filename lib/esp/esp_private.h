@@ -117,7 +117,7 @@ esp_mbuf_writable(const struct rte_mbuf *m)
 	return RTE_MBUF_HAS_EXTBUF(m) && rte_mbuf_ext_refcnt_read(m->shinfo) == 1;
 }
 
-/* ---- replay window (replay.c), RFC 6479 bitmap, RFC 4303 A2 ESN ---- */
+/* ---- replay window (replay.c, esp_replay.h), RFC 6479 bitmap, RFC 4303 A2 ESN ---- */
 
 /* Inbound window. Bits cover [top - size + 1, top]; the bitmap has a spare
  * 64-bit block so advancing never clears a block still in the window. */
@@ -136,16 +136,19 @@ void esp_replay_init(struct esp_replay *r, uint32_t size, uint64_t top);
 
 /* Full 64-bit sequence number of a received low word: RFC 4303 A2.2 with
  * ESN, seq_lo itself without. */
-uint64_t esp_replay_infer(const struct esp_replay *r, uint32_t seq_lo, bool esn);
+static inline uint64_t esp_replay_infer(const struct esp_replay *r, uint32_t seq_lo, bool esn);
 
 /* Is seq acceptable? No state changes (the check before decryption).
  * Returns true, or false with *why = EGW_ESP_DROP_REPLAY or
  * EGW_ESP_DROP_OUTSIDE_WINDOW. Sequence number 0 never is (RFC 4303 3.3.3). */
-bool esp_replay_check(const struct esp_replay *r, uint64_t seq, enum egw_esp_drop *why);
+static inline bool esp_replay_check(const struct esp_replay *r, uint64_t seq,
+				    enum egw_esp_drop *why);
 
 /* Check again and record seq (after the ICV verified). Same result as
  * esp_replay_check() on the current state. */
-bool esp_replay_update(struct esp_replay *r, uint64_t seq, enum egw_esp_drop *why);
+static inline bool esp_replay_update(struct esp_replay *r, uint64_t seq, enum egw_esp_drop *why);
+
+#include "esp_replay.h"
 
 /* ---- runtime SA ------------------------------------------------------ */
 

@@ -268,9 +268,20 @@ decap_one(const struct egw_esp_sa *sa, struct rte_mbuf *m, const struct in_pkt *
 	if (padlen + 2 > clen)
 		return EGW_ESP_DROP_BAD_PADDING;
 	plen = clen - 2 - padlen;
-	for (i = 0; i < padlen; i++)
-		if (p[plen + i] != (uint8_t)(i + 1))
+	if (padlen <= 3) {
+		/* the usual padding to 4 bytes: the word that ends with the pad
+		 * length byte holds 1, 2, 3 before it (the IV is before p) */
+		static const uint32_t want[4] = {0, 0x00000100, 0x00010200, 0x01020300};
+		static const uint32_t mask[4] = {0, 0x0000ff00, 0x00ffff00, 0xffffff00};
+		uint32_t v = esp_get32(p + plen + padlen - 3);
+
+		if ((v & mask[padlen]) != want[padlen])
 			return EGW_ESP_DROP_BAD_PADDING;
+	} else {
+		for (i = 0; i < padlen; i++)
+			if (p[plen + i] != (uint8_t)(i + 1))
+				return EGW_ESP_DROP_BAD_PADDING;
+	}
 	if (nh == IPPROTO_NONE)
 		return EGW_ESP_DROP_DUMMY;
 
@@ -299,7 +310,12 @@ decap_one(const struct egw_esp_sa *sa, struct rte_mbuf *m, const struct in_pkt *
 			return EGW_ESP_DROP_BAD_NEXT_HEADER;
 		if (!ecn_decap(f + l2, q->family, p, et == RTE_ETHER_TYPE_IPV4))
 			return EGW_ESP_DROP_ECN;
-		memmove(p - l2, f, l2);
+		/* the L2 header moves up to the inner packet, at least 36 bytes
+		 * further (no overlap for the usual 14); the ethertype is new */
+		if (l2 == RTE_ETHER_HDR_LEN)
+			memcpy(p - l2, f, RTE_ETHER_ADDR_LEN * 2);
+		else
+			memmove(p - l2, f, l2);
 		esp_put16(p - 2, et);
 		rte_pktmbuf_adj(m, (uint16_t)(p - l2 - f));
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - (l2 + len)));

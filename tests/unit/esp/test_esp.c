@@ -1095,9 +1095,16 @@ test_trailer(void)
 		return;
 	/* the inbound SA's key: the one sa_pair() derived for it */
 	memcpy(key, esp_peer_find(&peers, 0x3000)->in_key, sizeof(key));
-	for (variant = 0; variant < 4; variant++) {
+	/* 4..9: padding of 1, 2 and 3 bytes, each of its bytes wrong in turn */
+	static const uint8_t vk[10] = {0, 0, 0, 0, 1, 2, 2, 3, 3, 3};
+	static const uint8_t vj[10] = {0, 0, 0, 0, 0, 0, 1, 0, 1, 2};
+
+	for (variant = 0; variant < 10; variant++) {
 		struct egw_esp_sa *sa = esp_sa_find(0x3000, EGW_ESP_DIR_IN);
-		struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 9};
+		struct t_pkt p = {.family = AF_INET,
+				  .proto = IPPROTO_UDP,
+				  .plen = (uint16_t)(variant < 4 ? 9 : 10 - vk[variant])};
+		char what[64];
 		uint8_t inner[256], *f = frame, iv[12], aad[8], ok[EGW_ESP_MAX_BURST];
 		uint32_t ilen = build(&p, inner) - 14, plen, pad, i;
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)(f + 14);
@@ -1120,8 +1127,12 @@ test_trailer(void)
 			pad += 4;
 		for (i = 0; i < pad; i++)
 			e[16 + plen + i] = (uint8_t)(i + 1);
+		CHECK(variant < 4 || pad == vk[variant], "%u bytes of padding (%u)", vk[variant],
+		      pad);
 		if (variant == 0)
-			e[16 + plen + pad - 1] ^= 0x80;                   /* wrong padding byte */
+			e[16 + plen + pad - 1] ^= 0x80; /* wrong padding byte */
+		if (variant >= 4)
+			e[16 + plen + vj[variant]] ^= 0x04;
 		e[16 + plen + pad] = (uint8_t)(variant == 1 ? 250 : pad); /* pad length too big */
 		e[16 + plen + pad + 1] = variant == 3 ? IPPROTO_NONE : IPPROTO_IPIP;
 		memcpy(iv, key + 16, 4);
@@ -1139,15 +1150,17 @@ test_trailer(void)
 		memcpy(&h->src_addr, (uint8_t[]){192, 0, 2, 1}, 4);
 		memcpy(&h->dst_addr, (uint8_t[]){192, 0, 2, 2}, 4);
 		h->hdr_checksum = rte_ipv4_cksum(h);
+		snprintf(what, sizeof(what), "%u bytes of padding, byte %u wrong", vk[variant],
+			 vj[variant] + 1);
 		in_one(mk(frame, 14 + 20 + 16 + plen + pad + 2 + 16),
-		       variant == 0   ? EGW_ESP_DROP_BAD_PADDING
-		       : variant == 1 ? EGW_ESP_DROP_BAD_PADDING
-		       : variant == 2 ? EGW_ESP_DROP_MAX
-				      : EGW_ESP_DROP_DUMMY,
+		       variant == 0 || variant == 1 || variant >= 4 ? EGW_ESP_DROP_BAD_PADDING
+		       : variant == 2                               ? EGW_ESP_DROP_MAX
+								    : EGW_ESP_DROP_DUMMY,
 		       variant == 0   ? "wrong padding byte"
 		       : variant == 1 ? "pad length past the payload"
 		       : variant == 2 ? "4 more padding bytes, correct"
-				      : "dummy packet (next header 59)");
+		       : variant == 3 ? "dummy packet (next header 59)"
+				      : what);
 	}
 }
 
