@@ -304,9 +304,10 @@ esp_local_addr(uint8_t family, const uint8_t *a)
 {
 	struct local_cache *c = &RTE_PER_LCORE(local_last);
 	uint64_t gen = __atomic_load_n(&local_gen, __ATOMIC_ACQUIRE);
-	unsigned int len = family == AF_INET ? 4 : 16;
+	/* constant sizes: compares inline, not a libc call a packet */
+	bool same = family == AF_INET ? memcmp(c->k.a, a, 4) == 0 : memcmp(c->k.a, a, 16) == 0;
 
-	if (c->gen == gen && c->k.family == family && memcmp(c->k.a, a, len) == 0)
+	if (c->gen == gen && c->k.family == family && same)
 		return c->hit;
 	local_key_of(&c->k, family, a);
 	c->hit = rte_hash_lookup(local_tab, &c->k) >= 0;
