@@ -163,8 +163,7 @@ static struct esp_peers peers; /* re-seals outbound packets for the inbound SAs 
 /* raw baseline */
 static IMB_MGR *raw_mgr;
 static struct gcm_key_data raw_key __rte_cache_aligned;
-static uint8_t *raw_buf[BURST];
-static uint8_t *raw_mem[BURST]; /* allocations: raw_buf[] is 64-byte aligned inside */
+static uint8_t *raw_buf[BURST]; /* 64-byte aligned, 64 bytes longer than RAW_BUF */
 static uint8_t raw_iv[BURST][12] __rte_cache_aligned;
 static uint8_t raw_aad[BURST][8];
 static uint8_t raw_tag[BURST][16];
@@ -576,10 +575,9 @@ raw_init(IMB_ARCH *arch)
 	IMB_AES128_GCM_PRE(raw_mgr, key, &raw_key);
 	for (i = 0; i < BURST; i++) {
 		/* 64 bytes more: the same buffers at the library's offset too */
-		raw_mem[i] = rte_zmalloc(NULL, RAW_BUF + 64, RTE_CACHE_LINE_SIZE);
-		if (raw_mem[i] == NULL)
+		raw_buf[i] = rte_zmalloc(NULL, RAW_BUF + 64, RTE_CACHE_LINE_SIZE);
+		if (raw_buf[i] == NULL)
 			return -1;
-		raw_buf[i] = raw_mem[i];
 		memcpy(raw_iv[i], key + 16, 4);
 		memset(raw_aad[i], (int)i, sizeof(raw_aad[i]));
 	}
@@ -1108,7 +1106,7 @@ main(int argc, char **argv)
 		free(cases[i].t_ratio);
 	}
 	for (i = 0; i < BURST; i++)
-		rte_free(raw_mem[i]);
+		rte_free(raw_buf[i]);
 	free_mb_mgr(raw_mgr);
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
