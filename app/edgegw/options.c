@@ -140,6 +140,18 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/* Whether the long option getopt_long() returns as val takes no value. */
+static bool
+no_arg_opt(int val)
+{
+	const struct option *l;
+
+	for (l = long_opts; l->name != NULL; l++)
+		if (l->val == val)
+			return l->has_arg == no_argument;
+	return false;
+}
+
 /* Numeric options: where each one's value goes and its bounds. */
 struct num_opt {
 	int id;
@@ -210,14 +222,11 @@ egw_opts_parse(int argc, char **argv, struct egw_opts *o, char *err, size_t errl
 			return -EINVAL;
 		case '?':
 			/* a long option that takes no value, given one (--a=b) */
-			if (optopt >= OPT_CMDLINE_FILE || optopt == 'i' || optopt == 'a' ||
-			    optopt == 'h') {
-				if (strncmp(argv[optind - 1], "--", 2) == 0) {
-					snprintf(err, errlen, "option '%.*s' takes no value",
-						 (int)strcspn(argv[optind - 1], "="),
-						 argv[optind - 1]);
-					return -EINVAL;
-				}
+			if (optopt != 0 && no_arg_opt(optopt) &&
+			    strncmp(argv[optind - 1], "--", 2) == 0) {
+				snprintf(err, errlen, "option '%.*s' takes no value",
+					 (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+				return -EINVAL;
 			}
 			if (optopt != 0)
 				snprintf(err, errlen, "unknown option '-%c' (see --help)", optopt);
