@@ -17,6 +17,7 @@
 #include <intel-ipsec-mb.h>
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
@@ -115,6 +116,19 @@ esp_mbuf_writable(const struct rte_mbuf *m)
 	if (RTE_MBUF_DIRECT(m))
 		return true;
 	return RTE_MBUF_HAS_EXTBUF(m) && rte_mbuf_ext_refcnt_read(m->shinfo) == 1;
+}
+
+/* Move an L2 header of l2 bytes from src to dst (tunnel encapsulation and
+ * decapsulation), all but its ethertype, which the caller writes: an
+ * Ethernet header as 12 fixed bytes (the two lie 36 bytes apart or more),
+ * anything else by memmove. */
+static inline void
+esp_l2_move(uint8_t *dst, const uint8_t *src, uint32_t l2)
+{
+	if (l2 == RTE_ETHER_HDR_LEN)
+		memcpy(dst, src, RTE_ETHER_ADDR_LEN * 2);
+	else
+		memmove(dst, src, l2);
 }
 
 /* ---- replay window (replay.c, esp_replay.h), RFC 6479 bitmap, RFC 4303 A2 ESN ---- */

@@ -310,12 +310,8 @@ decap_one(const struct egw_esp_sa *sa, struct rte_mbuf *m, const struct in_pkt *
 			return EGW_ESP_DROP_BAD_NEXT_HEADER;
 		if (!ecn_decap(f + l2, q->family, p, et == RTE_ETHER_TYPE_IPV4))
 			return EGW_ESP_DROP_ECN;
-		/* the L2 header moves up to the inner packet, at least 36 bytes
-		 * further (no overlap for the usual 14); the ethertype is new */
-		if (l2 == RTE_ETHER_HDR_LEN)
-			memcpy(p - l2, f, RTE_ETHER_ADDR_LEN * 2);
-		else
-			memmove(p - l2, f, l2);
+		/* the L2 header moves up to the inner packet; the ethertype is new */
+		esp_l2_move(p - l2, f, l2);
 		esp_put16(p - 2, et);
 		rte_pktmbuf_adj(m, (uint16_t)(p - l2 - f));
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - (l2 + len)));

@@ -313,10 +313,10 @@ encap_one(struct egw_esp_ctx *c, const struct egw_esp_sa *sa, uint32_t front, st
 	m->data_len = (uint16_t)(m->data_len + front + tail);
 	m->pkt_len += front + tail;
 	p = old - front;
-	if (tunnel && l2 == RTE_ETHER_HDR_LEN)
-		memcpy(p, old, RTE_ETHER_ADDR_LEN * 2); /* the ethertype is written below */
+	if (tunnel)
+		esp_l2_move(p, old, l2); /* the ethertype is written below */
 	else if (front >= l2 + keep)
-		memcpy(p, old, l2 + keep); /* tunnel mode: the L2 header only */
+		memcpy(p, old, l2 + keep); /* transport: L2 and IP headers, apart */
 	else
 		memmove(p, old, l2 + keep);
 	ip = p + l2;
