@@ -10,6 +10,41 @@
 die() { egw_err "$*"; exit 1; }
 is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
 
+# add_deb_src: a deb-src twin of the system's deb entries (same mirror and
+# suites), if there is no deb-src entry at all, so that `apt-get source dpdk`
+# works on a fresh Debian 12 (which has deb entries only); apt-get update's
+# log goes to $CACHE/apt-get-update.log
+add_deb_src() {
+	local f=/etc/apt/sources.list.d/edgegw-bench-src.sources
+	# only the files apt reads (sources.list.d also holds *.disabled ones)
+	if cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		grep -q -E '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)'; then
+		return 0
+	fi
+	egw_log "no deb-src entry in the APT sources: adding $f (the deb entries' mirror and suites)"
+	{
+		for s in /etc/apt/sources.list.d/*.sources; do
+			[ -f "$s" ] || continue
+			# deb822 stanzas of Types: deb -> deb-src
+			awk 'BEGIN { RS = ""; ORS = "\n\n" } /(^|\n)Types:[^\n]*deb/ && $0 !~ /deb-src/ {
+				sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$s"
+		done
+		# one-line entries: URI, suite, components (options in [...] are
+		# dropped: the Debian archive's key is apt's default)
+		[ -f /etc/apt/sources.list ] && awk '$1 == "deb" {
+			$1 = ""; sub(/^ /, ""); o = ""
+			if ($1 ~ /^\[/) { o = $1; $1 = ""; sub(/^ /, "") }
+			n = split($0, a, " "); printf "Types: deb-src\nURIs: %s\nSuites: %s\nComponents:", a[1], a[2]
+			for (i = 3; i <= n; i++) printf " %s", a[i]
+			printf "\n\n" }' /etc/apt/sources.list
+	} >"$f"
+	[ -s "$f" ] || { rm -f "$f"; die "found no deb entry to derive a deb-src entry from"; }
+	apt-get update -q >"$CACHE/apt-get-update.log" 2>&1 || {
+		tail -5 "$CACHE/apt-get-update.log" >&2
+		die "apt-get update failed"
+	}
+}
+
 # start_failed <what> <log>: why a process did not come up
 start_failed() {
 	egw_err "$1 did not come up; the end of its log ($2):"

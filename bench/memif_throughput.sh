@@ -45,8 +45,8 @@
 # EGW_BENCH_SECS seconds after EGW_BENCH_WARMUP seconds of traffic.
 #
 # l3fwd is built by this script from the DPDK source (EGW_BENCH_DPDK_SRC, the
-# version of the installed libdpdk; without it `apt-get source dpdk`, which
-# needs a deb-src line) into EGW_BENCH_CACHE/l3fwd/<version>, with pkg-config
+# version of the installed libdpdk; without it `apt-get source dpdk`, adding a
+# deb-src twin of the deb entries when APT has none) into EGW_BENCH_CACHE/l3fwd/<version>, with pkg-config
 # against the installed libdpdk (its Makefile, `make shared`) and one change:
 # l3fwd 22.11 asks for RX checksum offload unconditionally (main.c,
 # port_conf), which net_memif does not have (rte_eth_dev_configure fails with
@@ -211,11 +211,12 @@ l3fwd_build() {
 	src=$DPDK_SRC
 	if [ ! -f "$src/examples/l3fwd/main.c" ]; then
 		egw_log "l3fwd: no DPDK source at $src: apt-get source dpdk"
+		add_deb_src
 		tmp=$(mktemp -d /tmp/edgegw-dpdk-src.XXXXXX)
 		(cd "$tmp" && apt-get source -q "dpdk=$(dpkg-query -W -f='${Version}' libdpdk-dev)") \
 			>"$tmp/apt-get.log" 2>&1 || {
 			tail -5 "$tmp/apt-get.log" >&2
-			die "apt-get source dpdk failed: add a deb-src line for your suite (e.g. /etc/apt/sources.list.d/debian-src.sources with \"Types: deb-src\"), apt-get update, or set EGW_BENCH_DPDK_SRC to an unpacked DPDK $ver"
+			die "apt-get source dpdk failed (apt-get update? or set EGW_BENCH_DPDK_SRC to an unpacked DPDK $ver)"
 		}
 		src=$(find "$tmp" -mindepth 3 -maxdepth 3 -path '*/examples/l3fwd' | head -1)
 		src=${src%/examples/l3fwd}
