@@ -75,6 +75,44 @@ egw_out_tx(struct egw_burst *b, uint16_t port, struct rte_mbuf *m)
 	b->tx_ports |= UINT64_C(1) << port;
 }
 
+/**
+ * Queue n frames for transmission, pkts[i] on port ports[i], as egw_out_tx()
+ * each, a run of frames for one port copied at once (a routed burst leaves
+ * by one or two ports).
+ */
+static inline void
+egw_out_tx_ports(struct egw_burst *b, struct rte_mbuf *const pkts[], const uint16_t ports[],
+		 uint16_t n)
+{
+	uint16_t i = 0;
+
+	while (i < n) {
+		uint16_t port = ports[i], end = i + 1;
+		struct egw_txbuf *t = &b->w->tx[port];
+
+		while (end < n && ports[end] == port)
+			end++;
+		b->tx_ports |= UINT64_C(1) << port;
+		while (i < end) {
+			uint16_t room = (uint16_t)(EGW_MAX_BURST - t->n), k, x;
+			uint64_t bytes = 0;
+
+			if (room == 0) {
+				egw_txbuf_flush(b, port);
+				continue;
+			}
+			k = (uint16_t)RTE_MIN(room, end - i);
+			for (x = 0; x < k; x++) {
+				t->pkts[t->n + x] = pkts[i + x];
+				bytes += pkts[i + x]->pkt_len;
+			}
+			t->n = (uint16_t)(t->n + k);
+			t->bytes += bytes;
+			i = (uint16_t)(i + k);
+		}
+	}
+}
+
 /** Drop m, counted under reason. */
 static inline void
 egw_out_drop(struct egw_burst *b, struct rte_mbuf *m, enum egw_drop reason)

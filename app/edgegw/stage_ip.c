@@ -97,8 +97,7 @@ egw_ip_stage_route(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, bool
 		res);
 	/* counted as made before any can be counted as sent */
 	b->created += res->created;
-	for (i = 0; i < res->n_out; i++)
-		egw_out_tx(b, res->out_port[i], res->out[i]);
+	egw_out_tx_ports(b, res->out, res->out_port, res->n_out);
 	for (i = 0; i < res->n_ctrl; i++)
 		egw_out_ctrl(b, res->ctrl[i]);
 	if (res->n_local != 0)

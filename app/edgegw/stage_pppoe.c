@@ -160,7 +160,7 @@ egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, const uint32_
 	struct rte_mbuf *icmp[EGW_PPPOE_MAX_BURST];
 	struct egw_pppoe_stage_worker *pw = b->w->pppoe;
 	struct egw_pppoe_res *res;
-	uint16_t i, nicmp;
+	uint16_t nicmp;
 
 	if (pw == NULL || !egw_pppoe_active()) {
 		egw_out_drop_bulk(b, pkts, n, EGW_DROP_IP_FIRST + EGW_IP_DROP_NO_SESSION);
@@ -171,8 +171,7 @@ egw_pppoe_stage_encap(struct egw_burst *b, struct rte_mbuf **pkts, const uint32_
 	res = &pw->res;
 	egw_pppoe_encap_sid_burst(pw->ctx, pkts, sids, n, res);
 	b->created += res->n_icmp;
-	for (i = 0; i < res->n_out; i++)
-		egw_out_tx(b, res->out_port[i], res->out[i]);
+	egw_out_tx_ports(b, res->out, res->out_port, res->n_out);
 	if (res->n_pass != 0)
 		egw_out_drop_bulk(b, res->pass, res->n_pass,
 				  EGW_DROP_IP_FIRST + EGW_IP_DROP_NO_SESSION);
@@ -198,7 +197,7 @@ stage_pppoe_ip(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw
 	struct rte_mbuf *icmp[EGW_PPPOE_MAX_BURST];
 	struct egw_pppoe_stage_worker *pw;
 	struct egw_pppoe_res *res;
-	uint16_t i, npass, nicmp;
+	uint16_t npass, nicmp;
 
 	/* one load (and no call) while no session is bound; routed, the
 	 * FIB finds subscribers (routes of type pppoe: egw_pppoe_stage_encap()) */
@@ -218,8 +217,7 @@ stage_pppoe_ip(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n, enum egw
 	/* counted as made before any of them can be counted as sent (a full
 	 * TX buffer is transmitted at once) */
 	b->created += res->n_icmp;
-	for (i = 0; i < res->n_out; i++)
-		egw_out_tx(b, res->out_port[i], res->out[i]);
+	egw_out_tx_ports(b, res->out, res->out_port, res->n_out);
 	/* too-big replies go back where the packet came from, through ESP
 	 * when a policy protects them (the packet may have come through a
 	 * tunnel); a copy of the list: ESP's own replies would reuse res */
@@ -275,8 +273,7 @@ egw_pppoe_stage_reply(struct egw_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	}
 	/* (lib/pppoe never answers an ICMP error with another) */
 	b->created += res->n_icmp;
-	for (i = 0; i < res->n_out; i++)
-		egw_out_tx(b, res->out_port[i], res->out[i]);
+	egw_out_tx_ports(b, res->out, res->out_port, res->n_out);
 	/* no session has the sender's address (any more): nothing leaves an
 	 * access port but inside a session */
 	if (res->n_pass != 0)
