@@ -789,7 +789,9 @@ egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], u
 		struct rte_mbuf *m = pkts[i];
 		enum egw_ip_drop r;
 
-		if (i + 3 < n)
+		/* a prefetched burst's headers were read then, and classified
+		 * since: in cache */
+		if (!(flags & EGW_IP_F_PREFETCHED) && i + 3 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 3], void *));
 		if (!v6) {
 			r = check4(m, &c->dst4[k]);
