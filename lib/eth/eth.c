@@ -248,9 +248,10 @@ eth_store(struct rte_mbuf *m, const struct eth_parse *r)
  * reads them unconditionally and picks the result with selects and table
  * look-ups instead of branches: on a mix of frame types the branchy walk in
  * eth_parse() mispredicted about once per packet, which cost more than the
- * whole parse. Two branches only: untagged IPv4/IPv6 first (one test of
- * the ethertype, taken by every frame of a router's uplink), and 802.3
- * length frames (rare, well predicted), which go back to eth_parse().
+ * whole parse. It branches where a port's traffic decides, not a frame's
+ * type: untagged IPv4/IPv6 first (a test of the ethertype and one of the
+ * destination address, taken by every frame of a router's uplink), and
+ * 802.3 length frames (rare), which go back to eth_parse().
  * tests/fuzz/fuzz_eth.c checks that both agree.
  */
 
