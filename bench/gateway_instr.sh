@@ -103,8 +103,9 @@ valgrind --tool=callgrind --collect-atstart=no --toggle-collect=worker_main \
 	{ tail -5 "$OUT/edgegw.log" >&2; die "edgegw failed under callgrind (log: $OUT/edgegw.log)"; }
 
 # ---- l3fwd ----------------------------------------------------------------------
-# run_l3fwd <pcap> <out>: l3fwd never exits by itself; SIGINT ends its loop
-# (its own handler), and callgrind writes the counts at exit
+# run_l3fwd <pcap> <out> <seconds>: l3fwd never exits by itself; SIGINT after
+# <seconds> ends its loop (its own handler), and callgrind writes the counts
+# at exit
 run_l3fwd() {
 	# shellcheck disable=SC2046
 	timeout -s INT "$3" valgrind --tool=callgrind --collect-atstart=no \
