@@ -330,6 +330,17 @@ load_mac48(const uint8_t *p)
 	return v & ETH_MAC48_BCAST;
 }
 
+/* Destination class of the address mac48 (load_mac48()), mc its group bit:
+ * a frame to the port's own address (a router's traffic) takes one test, a
+ * group address is compared with broadcast, another one with ours. */
+static inline uint8_t
+eth_dst48(uint64_t mac48, unsigned int mc, uint64_t host48)
+{
+	if (likely(mac48 == host48))
+		return EGW_ETH_DST_HOST;
+	return eth_dst_tbl[mc << 1 | (mac48 == (mc ? ETH_MAC48_BCAST : host48))];
+}
+
 static __rte_noinline uint8_t eth_classify_slow(const struct egw_eth_port *port,
 						struct rte_mbuf *m);
 
@@ -370,11 +381,7 @@ eth_classify_fast(const struct egw_eth_port *port, uint64_t host48, struct rte_m
 		m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_QINQ);
 		meta = egw_eth_meta(m);
 		meta->cls = (uint8_t)(EGW_ETH_CLS_IPV4 + v6);
-		/* to the port's own address, as a router's traffic is */
-		meta->dst =
-			likely(mac48 == host48)
-				? EGW_ETH_DST_HOST
-				: eth_dst_tbl[mc << 1 | (mac48 == (mc ? ETH_MAC48_BCAST : host48))];
+		meta->dst = eth_dst48(mac48, mc, host48);
 		meta->n_vlan = 0;
 		meta->reserved = 0;
 		meta->proto = rte_cpu_to_be_16(t0);
@@ -405,8 +412,7 @@ eth_classify_fast(const struct egw_eth_port *port, uint64_t host48, struct rte_m
 
 	meta = egw_eth_meta(m);
 	meta->cls = e->cls;
-	/* a group address is compared with broadcast, an individual one with ours */
-	meta->dst = eth_dst_tbl[mc << 1 | (mac48 == (mc ? ETH_MAC48_BCAST : host48))];
+	meta->dst = eth_dst48(mac48, mc, host48);
 	meta->n_vlan = nv;
 	meta->reserved = 0;
 	meta->proto = rte_cpu_to_be_16(type);
