@@ -46,7 +46,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../scripts/setup-common.sh
 . "$HERE/../scripts/setup-common.sh"
-die() { egw_err "$*"; exit 1; }
+# shellcheck source=bench-common.sh
+. "$HERE/bench-common.sh"
 
 EDGEGW=${1:-$EGW_ROOT/build/app/edgegw/edgegw}
 FRAMES=${EGW_BENCH_FRAMES:-200000}

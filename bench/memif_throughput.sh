@@ -46,8 +46,9 @@
 #
 # l3fwd is built by this script from the DPDK source (EGW_BENCH_DPDK_SRC, the
 # version of the installed libdpdk; without it `apt-get source dpdk`, adding a
-# deb-src twin of the deb entries when APT has none) into EGW_BENCH_CACHE/l3fwd/<version>, with pkg-config
-# against the installed libdpdk (its Makefile, `make shared`) and one change:
+# deb-src twin of the deb entries when APT has none) into
+# EGW_BENCH_CACHE/l3fwd/<version>, with pkg-config against the installed
+# libdpdk (its Makefile, `make shared`) and one change:
 # l3fwd 22.11 asks for RX checksum offload unconditionally (main.c,
 # port_conf), which net_memif does not have (rte_eth_dev_configure fails with
 # -EINVAL), so it asks only for the offloads the port has. Its lookup and
