@@ -1697,7 +1697,7 @@ heap_used(int socket)
  * default next hop); it is taken only if it points into DPDK memory and a
  * /25 written through the FIB's API reads back from the place it gives.
  * With both places confirmed the data path reads a first-level entry that
- * is a next hop itself (split_tbl8() in fast.c), and leaves every entry
+ * is a next hop itself (lookup4() in fast.c), and leaves every entry
  * that names a group to rte_fib_lookup_bulk(); the second level is only
  * prefetched.
  */

@@ -125,9 +125,12 @@ drop_icmp(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, bool
 
 /* ---- checks --------------------------------------------------------------- */
 
-/* The one's complement sum of a 20-byte IPv4 header (RFC 1071) is 0xffff:
- * five 32-bit words added in 64 bits and folded, the sum being the same in
- * either byte order and for any grouping of the 16-bit words. */
+/* The one's complement sum of a 20-byte IPv4 header (RFC 1071) is 0xffff.
+ * The five 32-bit words are added in 64 bits: as 2^16 is 1 modulo 0xffff,
+ * that sum is congruent to the sum of the ten 16-bit words, and the folded
+ * one's complement sum of a nonzero total is 0xffff exactly when the total
+ * is a multiple of 0xffff (in either byte order). The compiler makes the
+ * test a multiplication and a compare. */
 static inline bool
 hdr20_sum_ok(const void *h)
 {
@@ -136,11 +139,7 @@ hdr20_sum_ok(const void *h)
 
 	memcpy(w, h, sizeof(w));
 	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
-	s = (s & 0xffffffff) + (s >> 32);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff;
+	return s != 0 && s % 0xffff == 0;
 }
 
 /* IPv4 header checks; trims Ethernet padding. The drop reason, or MAX. */
@@ -684,59 +683,6 @@ fast4(uint64_t v, struct rte_mbuf *m, unsigned int flags, struct egw_ip_res *res
 	return true;
 }
 
-/*
- * A stable partition of a burst's IPv4 destinations by their DIR24_8
- * first-level entry (its line prefetched a burst or the checks before):
- * those whose entry is the next hop first, with nhv[] set from it, those
- * whose entry names a tbl8 group after them, the group's line prefetched.
- * The second lookup of those is a dependent miss (a full table has a
- * longer prefix in about 1% of its /24s, and about 5% of the traffic goes
- * there); done last, by rte_fib_lookup_bulk(), it has the work on the
- * others to arrive. All the packets of a flow go to the same side: no flow
- * is reordered. A first-level entry that is the next hop is read as
- * rte_fib_lookup_bulk() reads it (the value shifted left by one, bit 0
- * clear: value = entry >> 1), the layout confirmed at start (fib4_tbl24(),
- * fib4_tbl8() in ctl.c); an entry rewritten meanwhile gives the old or the
- * new next hop, as DPDK's own lookup would. Returns the number of the
- * first side.
- */
-static inline uint16_t
-split_tbl8(struct rte_mbuf *good[], uint32_t dst[], uint16_t k, uint64_t nhv[])
-{
-	struct rte_mbuf *bm[EGW_IP_MAX_BURST];
-	uint32_t bd[EGW_IP_MAX_BURST];
-	const uint8_t *t24 = ip_dp.tbl24_4, *t8 = ip_dp.tbl8_4;
-	bool e4 = ip_dp.tbl24_4_shift == 2;
-	uint16_t i, a = 0, b = 0;
-
-	for (i = 0; i < k; i++) {
-		uint32_t d = dst[i], e;
-
-		if (e4) {
-			memcpy(&e, t24 + ((size_t)(d >> 8) << 2), 4);
-		} else {
-			uint16_t e2;
-
-			memcpy(&e2, t24 + ((size_t)(d >> 8) << 1), 2);
-			e = e2;
-		}
-		if (likely(!(e & 1))) {
-			good[a] = good[i];
-			nhv[a] = e >> 1;
-			dst[a++] = d;
-		} else {
-			rte_prefetch0(t8 + (((size_t)(e >> 1) * 256 + (d & 0xff)) << (e4 ? 2 : 1)));
-			bm[b] = good[i];
-			bd[b++] = d;
-		}
-	}
-	if (b != 0) {
-		memcpy(good + a, bm, sizeof(bm[0]) * b);
-		memcpy(dst + a, bd, sizeof(bd[0]) * b);
-	}
-	return a;
-}
-
 void
 egw_ip_prefetch_burst(struct rte_mbuf *const pkts[], uint16_t n)
 {
@@ -771,116 +717,234 @@ egw_ip_prefetch_burst(struct rte_mbuf *const pkts[], uint16_t n)
 	}
 }
 
-void
-egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n, bool v6,
-		 unsigned int flags, struct egw_ip_res *res)
+/* A packet through the next hop of its FIB value: every kind of next hop
+ * and every case fast4() leaves, for both families. */
+static inline void
+route(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, uint64_t v, bool v6,
+      const uint8_t *dst6, unsigned int flags, uint16_t port, uint64_t now)
+{
+	struct ip_nh *nh = ip_nh_of(v, m, v6);
+
+	/* RFC 4291 2.5.6: a link-local destination is ours or nobody's */
+	if (v6 && unlikely(v6_link_local(dst6)) && nh->kind != NH_LOCAL) {
+		drop(res, m, EGW_IP_DROP_MARTIAN_DST);
+		return;
+	}
+	switch (nh->kind) {
+	case NH_NEIGH:
+	case NH_GLEAN:
+	case NH_SESSION:
+		if (!v6)
+			fwd4(c, res, m, nh, v, flags, port, now);
+		else
+			fwd6(c, res, m, nh, v, flags, port, now);
+		break;
+	case NH_LOCAL: local(c, res, m, nh, v6, flags); break;
+	case NH_BCAST: drop(res, m, EGW_IP_DROP_BROADCAST); break;
+	case NH_BLACKHOLE: drop(res, m, EGW_IP_DROP_BLACKHOLE); break;
+	case NH_UNREACH:
+		drop_icmp(c, res, m, v6, EGW_IP_DROP_UNREACHABLE, v6 ? 1 : ICMP4_UNREACH,
+			  v6 ? 0 : 1, 0, port);
+		break;
+	default:
+		drop_icmp(c, res, m, v6, EGW_IP_DROP_NO_ROUTE, v6 ? 1 : ICMP4_UNREACH, 0, 0, port);
+		break;
+	}
+}
+
+/* route() for IPv4, out of the common case's loop. */
+static __rte_noinline void
+route4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, uint64_t v,
+       unsigned int flags, uint16_t port, uint64_t now)
+{
+	route(c, res, m, v, false, NULL, flags, port, now);
+}
+
+/* A check that failed: a link-scope multicast for the host, or a drop. */
+static __rte_noinline void
+check4_failed(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, enum egw_ip_drop r,
+	      unsigned int flags, uint16_t port)
+{
+	if (r != EGW_IP_DROP_MULTICAST || !mcast_to_host(c, res, m, port, flags, false))
+		drop(res, m, r);
+}
+
+/* The IPv4 destinations whose first-level entry names a tbl8 group: looked
+ * up by rte_fib_lookup_bulk() after the others. */
+struct fwd4_wait {
+	uint16_t n;
+	struct rte_mbuf *m[EGW_IP_MAX_BURST];
+};
+
+/*
+ * One checked IPv4 packet, d its destination: its DIR24_8 first-level
+ * entry (the line prefetched a poll or the checks before) and, when that is
+ * the next hop, the common case (fast4()) or route(), in the packet's place
+ * in the burst; an entry that names a tbl8 group has that group's line
+ * prefetched and the packet waits (a second, dependent miss, which the rest
+ * of the burst hides: a full table has a longer prefix in about 1% of its
+ * /24s, and about 5% of the traffic goes there). All the packets of a flow
+ * go the same way: no flow is reordered. A first-level entry that is the
+ * next hop is read as rte_fib_lookup_bulk() reads it (the value shifted
+ * left by one, bit 0 clear: value = entry >> 1), the layout confirmed at
+ * start (fib4_tbl24(), fib4_tbl8() in ctl.c); an entry rewritten meanwhile
+ * gives the old or the new next hop, as DPDK's own lookup would. Without a
+ * confirmed layout every packet waits. True: sent by the common case.
+ */
+static __rte_always_inline bool
+lookup4(struct egw_ip_ctx *c, struct egw_ip_res *res, struct rte_mbuf *m, uint32_t d,
+	unsigned int flags, uint16_t port, uint64_t now, struct fwd4_wait *w)
+{
+	const uint8_t *t24 = ip_dp.tbl24_4, *t8 = ip_dp.tbl8_4;
+	uint32_t e;
+
+	if (unlikely(t8 == NULL)) {
+		e = 1;
+	} else if (ip_dp.tbl24_4_shift == 2) {
+		memcpy(&e, t24 + ((size_t)(d >> 8) << 2), 4);
+	} else {
+		uint16_t e2;
+
+		memcpy(&e2, t24 + ((size_t)(d >> 8) << 1), 2);
+		e = e2;
+	}
+	if (unlikely(e & 1)) {
+		if (t8 != NULL)
+			rte_prefetch0(t8 + (((size_t)(e >> 1) * 256 + (d & 0xff))
+					    << ip_dp.tbl24_4_shift));
+		c->dst4[w->n] = d;
+		w->m[w->n++] = m;
+		return false;
+	}
+	if (likely(fast4(e >> 1, m, flags, res)))
+		return true;
+	route4(c, res, m, e >> 1, flags, port, now);
+	return false;
+}
+
+/*
+ * IPv4. A burst whose headers and first-level FIB lines were prefetched a
+ * poll before (EGW_IP_F_PREFETCHED) takes one pass: each packet checked,
+ * looked up and sent in turn. Any other burst has the lines of all its
+ * destinations prefetched first and its checks done in a pass of their
+ * own, which gives each miss that pass to arrive. Returns the number sent
+ * by the common case.
+ */
+static inline uint32_t
+fwd4_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n,
+	   unsigned int flags, struct egw_ip_res *res, uint64_t now)
+{
+	struct fwd4_wait w;
+	uint32_t nfast = 0;
+	uint16_t i;
+
+	w.n = 0;
+	if (flags & EGW_IP_F_PREFETCHED) {
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			enum egw_ip_drop r;
+			uint32_t d;
+
+			r = check4(m, &d);
+			if (unlikely(r != EGW_IP_DROP_MAX)) {
+				check4_failed(c, res, m, r, flags, port);
+				continue;
+			}
+			nfast += lookup4(c, res, m, d, flags, port, now, &w);
+		}
+	} else {
+		struct rte_mbuf *good[EGW_IP_MAX_BURST];
+		uint32_t dst[EGW_IP_MAX_BURST];
+		uint16_t k = 0;
+
+		if (likely(ip_dp.tbl24_4 != NULL))
+			prefetch_tbl24(pkts, n);
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			enum egw_ip_drop r;
+
+			if (i + 3 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 3], void *));
+			r = check4(m, &dst[k]);
+			if (unlikely(r != EGW_IP_DROP_MAX)) {
+				check4_failed(c, res, m, r, flags, port);
+				continue;
+			}
+			good[k++] = m;
+		}
+		for (i = 0; i < k; i++)
+			nfast += lookup4(c, res, good[i], dst[i], flags, port, now, &w);
+	}
+	if (w.n == 0)
+		return nfast;
+	rte_fib_lookup_bulk(ip_dp.fib4, c->dst4, c->nhv, w.n);
+	for (i = 0; i < w.n; i++) {
+		if (likely(fast4(c->nhv[i], w.m[i], flags, res)))
+			nfast++;
+		else
+			route4(c, res, w.m[i], c->nhv[i], flags, port, now);
+	}
+	return nfast;
+}
+
+/* IPv6: the checks, one bulk lookup (rte_fib6's TRIE), the next hops. */
+static inline void
+fwd6_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n,
+	   unsigned int flags, struct egw_ip_res *res, uint64_t now)
 {
 	struct rte_mbuf *good[EGW_IP_MAX_BURST];
-	uint64_t now = rte_get_tsc_cycles();
-	uint16_t i, k = 0, split, nfast = 0;
+	uint16_t i, k = 0;
 
-	if (unlikely(n > EGW_IP_MAX_BURST))
-		n = EGW_IP_MAX_BURST;
-	/* the FIB's first-level lines, all of the burst's before its checks:
-	 * each miss has the whole check loop to arrive */
-	if (!v6 && likely(ip_dp.tbl24_4 != NULL) && !(flags & EGW_IP_F_PREFETCHED))
-		prefetch_tbl24(pkts, n);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		enum egw_ip_drop r;
+		int x;
 
-		/* a prefetched burst's headers were read then, and classified
-		 * since: in cache */
 		if (!(flags & EGW_IP_F_PREFETCHED) && i + 3 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 3], void *));
-		if (!v6) {
-			r = check4(m, &c->dst4[k]);
-			if (unlikely(r != EGW_IP_DROP_MAX)) {
+		x = check6(m, &r);
+		if (unlikely(x != 0)) {
+			if (x < 0) {
 				if (r != EGW_IP_DROP_MULTICAST ||
-				    !mcast_to_host(c, res, m, port, flags, false))
+				    !mcast_to_host(c, res, m, port, flags, true))
 					drop(res, m, r);
-				continue;
+			} else if (!ip_tb_take(&c->punt_tb, now, ip_dp.punt_pps,
+					       ip_dp.punt_burst) ||
+				   res->n_ctrl == EGW_IP_MAX_BURST) {
+				drop(res, m, EGW_IP_DROP_LOCAL_CTRL_LIMIT);
+			} else {
+				egw_eth_meta(m)->reserved = 0;
+				res->ctrl[res->n_ctrl++] = m;
+				ST_ADD(c, nd, 1);
 			}
-		} else {
-			int x = check6(m, &r);
-
-			if (unlikely(x != 0)) {
-				if (x < 0) {
-					if (r != EGW_IP_DROP_MULTICAST ||
-					    !mcast_to_host(c, res, m, port, flags, true))
-						drop(res, m, r);
-				} else if (!ip_tb_take(&c->punt_tb, now, ip_dp.punt_pps,
-						       ip_dp.punt_burst) ||
-					   res->n_ctrl == EGW_IP_MAX_BURST) {
-					drop(res, m, EGW_IP_DROP_LOCAL_CTRL_LIMIT);
-				} else {
-					egw_eth_meta(m)->reserved = 0;
-					res->ctrl[res->n_ctrl++] = m;
-					ST_ADD(c, nd, 1);
-				}
-				continue;
-			}
-			memcpy(c->dst6[k],
-			       rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, m->l2_len)
-				       ->dst_addr,
-			       16);
+			continue;
 		}
+		memcpy(c->dst6[k],
+		       rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, m->l2_len)->dst_addr, 16);
 		good[k++] = m;
 	}
 	if (k == 0)
 		return;
-	split = k;
+	rte_fib6_lookup_bulk(ip_dp.fib6, c->dst6, c->nhv, k);
+	for (i = 0; i < k; i++)
+		route(c, res, good[i], c->nhv[i], true, c->dst6[i], flags, port, now);
+}
+
+void
+egw_ip_fwd_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_t n, bool v6,
+		 unsigned int flags, struct egw_ip_res *res)
+{
+	uint64_t now = rte_get_tsc_cycles();
+	uint32_t nfast = 0;
+
+	if (unlikely(n > EGW_IP_MAX_BURST))
+		n = EGW_IP_MAX_BURST;
 	c->fwd_burst = 0;
-	if (!v6) {
-		if (likely(ip_dp.tbl8_4 != NULL))
-			split = split_tbl8(good, c->dst4, k, c->nhv);
-		else
-			rte_fib_lookup_bulk(ip_dp.fib4, c->dst4, c->nhv, k);
-	} else {
-		rte_fib6_lookup_bulk(ip_dp.fib6, c->dst6, c->nhv, k);
-	}
-
-	for (i = 0; i < k; i++) {
-		struct rte_mbuf *m;
-		struct ip_nh *nh;
-
-		/* the destinations that take a tbl8 group: last */
-		if (unlikely(i == split))
-			rte_fib_lookup_bulk(ip_dp.fib4, c->dst4 + i, c->nhv + i, k - i);
-		m = good[i];
-		if (!v6 && likely(fast4(c->nhv[i], m, flags, res))) {
-			nfast++;
-			continue;
-		}
-		nh = ip_nh_of(c->nhv[i], m, v6);
-
-		/* RFC 4291 2.5.6: a link-local destination is ours or nobody's */
-		if (v6 && unlikely(v6_link_local(c->dst6[i])) && nh->kind != NH_LOCAL) {
-			drop(res, m, EGW_IP_DROP_MARTIAN_DST);
-			continue;
-		}
-		switch (nh->kind) {
-		case NH_NEIGH:
-		case NH_GLEAN:
-		case NH_SESSION:
-			if (!v6)
-				fwd4(c, res, m, nh, c->nhv[i], flags, port, now);
-			else
-				fwd6(c, res, m, nh, c->nhv[i], flags, port, now);
-			break;
-		case NH_LOCAL: local(c, res, m, nh, v6, flags); break;
-		case NH_BCAST: drop(res, m, EGW_IP_DROP_BROADCAST); break;
-		case NH_BLACKHOLE: drop(res, m, EGW_IP_DROP_BLACKHOLE); break;
-		case NH_UNREACH:
-			drop_icmp(c, res, m, v6, EGW_IP_DROP_UNREACHABLE, v6 ? 1 : ICMP4_UNREACH,
-				  v6 ? 0 : 1, 0, port);
-			break;
-		default:
-			drop_icmp(c, res, m, v6, EGW_IP_DROP_NO_ROUTE, v6 ? 1 : ICMP4_UNREACH, 0, 0,
-				  port);
-			break;
-		}
-	} /* once per burst: the counter's line is written once */
+	if (!v6)
+		nfast = fwd4_burst(c, port, pkts, n, flags, res, now);
+	else
+		fwd6_burst(c, port, pkts, n, flags, res, now);
+	/* once per burst: the counter's line is written once */
 	if (c->fwd_burst + nfast != 0)
 		ST_ADD(c, forwarded, c->fwd_burst + nfast);
 }

@@ -132,7 +132,7 @@ struct ip_dp {
 	uint8_t any6[16];
 	/* DIR24_8's first level (fib4_tbl24() in ctl.c), for prefetches and,
 	 * with tbl8_4 confirmed too, for the entries that are next hops
-	 * (split_tbl8() in fast.c): NULL when its place could not be
+	 * (lookup4() in fast.c): NULL when its place could not be
 	 * confirmed */
 	const uint8_t *tbl24_4;
 	uint8_t tbl24_4_shift; /* log2 of the entry size */
@@ -270,19 +270,25 @@ ip_nh_vlan(const struct ip_nh *nh)
 					      : 0;
 }
 
-/* Decrement an IPv4 TTL the caller found above 1, with the checksum's
- * RFC 1624 update. TTL and protocol share a 16-bit word of the sum; the
- * new word is made in a register from the one load, as storing the TTL
- * byte and reloading the word would stall on store forwarding. */
+/* Decrement an IPv4 TTL the caller found above 1 (at least 1 is enough),
+ * with the checksum's RFC 1624 update. TTL and protocol share a 16-bit word
+ * m of the sum; m' = m - 0x0100, so ~m + m' is 0xfeff whatever the word
+ * and eqn. 3, HC' = ~(~HC + ~m + m'), needs only the checksum: the TTL byte
+ * and the checksum are each written from their own load, with no store
+ * forwarded to a wider load. The sum is the same in either byte order
+ * (RFC 1071): the constant is taken in the order of memory. */
 static inline void
 ip4_ttl_dec(struct rte_ipv4_hdr *ip)
 {
-	uint16_t old, new_;
+	uint16_t hc;
+	uint32_t s;
 
-	memcpy(&old, &ip->time_to_live, 2);
-	new_ = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(old) - 0x100));
-	memcpy(&ip->time_to_live, &new_, 2);
-	ip->hdr_checksum = egw_ip_cksum_adjust(ip->hdr_checksum, old, new_);
+	memcpy(&hc, &ip->hdr_checksum, 2);
+	s = (uint32_t)(uint16_t)~hc + rte_cpu_to_be_16(0xfeff);
+	s = (s & 0xffff) + (s >> 16);
+	hc = (uint16_t)~s;
+	memcpy(&ip->hdr_checksum, &hc, 2);
+	ip->time_to_live--;
 }
 
 /* Replace m's MAC header (l2_len bytes) with the next hop's. 0, or -1 when
