@@ -907,6 +907,8 @@ fwd6_burst(struct egw_ip_ctx *c, uint16_t port, struct rte_mbuf *pkts[], uint16_
 		enum egw_ip_drop r;
 		int x;
 
+		/* a prefetched burst's headers were read then, and classified
+		 * since: in cache */
 		if (!(flags & EGW_IP_F_PREFETCHED) && i + 3 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 3], void *));
 		x = check6(m, &r);
