@@ -59,6 +59,15 @@ parse_in(struct rte_mbuf *m, struct in_pkt *q)
 		ip_len = rte_be_to_cpu_16(ip->total_length);
 		if (off < 20 || ip_len < off || ip_len > have)
 			return EGW_ESP_DROP_TRUNCATED;
+		/* RFC 1122 3.2.1.2: the outer header is not covered by the ICV;
+		 * a NIC's verdict stands, else the sum is checked here */
+		switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+		case RTE_MBUF_F_RX_IP_CKSUM_GOOD: break;
+		case RTE_MBUF_F_RX_IP_CKSUM_BAD: return EGW_ESP_DROP_BAD_CKSUM;
+		default:
+			if (rte_raw_cksum(ip, off) != 0xffff)
+				return EGW_ESP_DROP_BAD_CKSUM;
+		}
 		/* fragments of ESP packets are not reassembled here */
 		if ((ip->fragment_offset &
 		     rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0)
@@ -284,6 +293,10 @@ decap_one(const struct egw_esp_sa *sa, struct rte_mbuf *m, const struct in_pkt *
 	}
 	if (nh == IPPROTO_NONE)
 		return EGW_ESP_DROP_DUMMY;
+	/* a NIC's checksum verdicts were on the outer packet: the packet that
+	 * comes out is checked anew (lib/ip verifies its IPv4 header) */
+	m->ol_flags &= ~(RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK |
+			 RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD | RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK);
 
 	if (sa->mode == EGW_ESP_MODE_TUNNEL) {
 		uint32_t len;

@@ -1045,6 +1045,56 @@ test_inbound_rejects(void)
 	esp[14 + 20 + 3] ^= 1;
 	in_one(mk(esp, elen), EGW_ESP_DROP_UNKNOWN_SPI, "unknown SPI");
 	esp[14 + 20 + 3] ^= 1;
+	/* the outer IPv4 header checksum, which the ICV does not cover: a
+	 * wrong one is dropped as such, a NIC's verdict stands either way, and
+	 * the packet that comes out carries no verdict of the outer one */
+	{
+		static const struct {
+			uint64_t fl;
+			bool flip;
+			enum egw_esp_drop want;
+			const char *what;
+		} cs[] = {
+			{0, true, EGW_ESP_DROP_BAD_CKSUM, "outer checksum wrong"},
+			{RTE_MBUF_F_RX_IP_CKSUM_BAD, false, EGW_ESP_DROP_BAD_CKSUM,
+			 "outer checksum bad by the NIC"},
+			{0, false, EGW_ESP_DROP_MAX, "outer checksum right"},
+			{RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD, false,
+			 EGW_ESP_DROP_MAX, "outer checksum good by the NIC"},
+		};
+
+		/* a frame of its own: esp[] stays the one the cases below cut */
+		static uint8_t e2[2048];
+		uint32_t e2len;
+
+		for (i = 0; i < RTE_DIM(cs); i++) {
+			struct rte_mbuf *m;
+
+			memset(&res, 0, sizeof(res));
+			in[0] = mk(frame, len);
+			encrypt(in, 1, out, 1, &res);
+			e2len = flat(out[0], e2);
+			rte_pktmbuf_free(out[0]);
+			if (cs[i].flip)
+				e2[14 + 10] ^= 1;
+			m = mk(e2, e2len);
+			m->ol_flags |= cs[i].fl;
+			memset(&res, 0, sizeof(res));
+			n = egw_esp_inbound_burst(ctx, &m, 1, &res);
+			if (cs[i].want == EGW_ESP_DROP_MAX) {
+				CHECK(n == 1 && (m->ol_flags & (RTE_MBUF_F_RX_IP_CKSUM_MASK |
+								RTE_MBUF_F_RX_L4_CKSUM_MASK)) == 0,
+				      "%s: accepted, no checksum verdict left", cs[i].what);
+				if (n == 1)
+					rte_pktmbuf_free(m);
+			} else {
+				CHECK(n == 0 && res.drop[cs[i].want] == 1, "%s: dropped as %s",
+				      cs[i].what, egw_esp_drop_name(cs[i].want));
+				if (n == 1)
+					rte_pktmbuf_free(m);
+			}
+		}
+	}
 	/* truncated at every length: IP length follows the cut (lying lengths
 	 * are the other case) */
 	before = rte_mempool_avail_count(pool);
