@@ -156,6 +156,11 @@ port_init(uint16_t pid)
 	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	/* a driver that verifies IPv4 header checksums saves lib/ip and
+	 * lib/esp the sum: they take its GOOD or BAD (RFC 1812 5.2.2 wants it
+	 * verified, not by whom); without the offload they sum the header */
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
 
 	rc = rte_eth_dev_configure(pid, p->nb_rxq, p->nb_txq, &conf);
 	if (rc != 0) {
