@@ -37,6 +37,12 @@ def eal_args(name, lcores="0,1", in_memory=False):
     return a
 
 
+def telemetry_path(name):
+    """The DPDK telemetry socket of an edgegw run started with eal_args(name)."""
+    base = "/var/run" if os.geteuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
+    return os.path.join(base, "dpdk", "egwtest_" + name, "dpdk_telemetry.v2")
+
+
 class Checker:
     def __init__(self, name):
         self.name = name

@@ -204,7 +204,7 @@ def n_keys(name):
 
 
 def telemetry_path():
-    return "/var/run/dpdk/egwtest_%s/dpdk_telemetry.v2" % NAME
+    return egwtest.telemetry_path(NAME)
 
 
 def natt_steering(c, e):

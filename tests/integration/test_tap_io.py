@@ -83,8 +83,7 @@ def main():
             c.finish()
         # net_tap verifies IPv4 header checksums: edgegw asks for that (its
         # IP and ESP stages then take the driver's verdict)
-        base = "/var/run" if os.geteuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
-        tel = egwtest.Tel(os.path.join(base, "dpdk", "egwtest_tap_io", "dpdk_telemetry.v2"))
+        tel = egwtest.Tel(egwtest.telemetry_path("tap_io"))
         for pid in (0, 1):
             info = tel.query("/ethdev/info,%d" % pid).get("/ethdev/info") or {}
             rxo = info.get("rx_offloads")

@@ -28,11 +28,6 @@ MIX = {0: {"ip": 21, "unhandled": 5, "bad_frame": 3, "queued": 4},
        1: {"ip": 9, "unhandled": 2, "bad_frame": 0, "queued": 0}}
 
 
-def runtime_dir():
-    base = "/var/run" if os.geteuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
-    return os.path.join(base, "dpdk", "egwtest_" + PREFIX)
-
-
 def frames(pid):
     from scapy.all import ARP, IP, UDP, Ether, Raw
     src = "02:00:00:00:00:%02x" % (0x10 + pid)
@@ -63,7 +58,7 @@ def main():
     with open(cmd, "w") as f:
         f.write("set fwd gateway xconnect\nport role 0 lan\nport role 1 uplink\n")
     js = c.path("s.json")
-    sock = os.path.join(runtime_dir(), "dpdk_telemetry.v2")
+    sock = egwtest.telemetry_path(PREFIX)
     vdevs = []
     for pid in MIX:
         vdevs += ["--vdev", "net_pcap%d,rx_pcap=%s,tx_pcap=%s" %
