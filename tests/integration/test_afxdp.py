@@ -203,10 +203,6 @@ def n_keys(name):
     return None if d is None else len(d)
 
 
-def telemetry_path():
-    return egwtest.telemetry_path(NAME)
-
-
 def natt_steering(c, e):
     """An SA's own ESP-in-UDP port (natt dport 4501) on its tunnel address."""
     b0 = classes()
@@ -503,7 +499,7 @@ def full_maps(c, e):
 
 
 def telemetry(c, e):
-    path = telemetry_path()
+    path = egwtest.telemetry_path(NAME)
     if not c.check(os.path.exists(path), "telemetry socket %s" % path):
         return
     tel = egwtest.Tel(path)
