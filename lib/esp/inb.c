@@ -65,7 +65,7 @@ parse_in(struct rte_mbuf *m, struct in_pkt *q)
 		case RTE_MBUF_F_RX_IP_CKSUM_GOOD: break;
 		case RTE_MBUF_F_RX_IP_CKSUM_BAD: return EGW_ESP_DROP_BAD_CKSUM;
 		default:
-			if (rte_raw_cksum(ip, off) != 0xffff)
+			if (!esp_ip4_sum_ok(p, off))
 				return EGW_ESP_DROP_BAD_CKSUM;
 		}
 		/* fragments of ESP packets are not reassembled here */

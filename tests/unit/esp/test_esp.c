@@ -29,6 +29,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_random.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_tcp.h>
@@ -979,6 +980,46 @@ in_one(struct rte_mbuf *m, enum egw_esp_drop expect, const char *what)
 	CHECK(k == 0 && res.drop[expect] == 1, "%s: dropped as %s", what,
 	      egw_esp_drop_name(expect));
 	return k;
+}
+
+/* esp_ip4_sum_ok() against rte_raw_cksum() == 0xffff: random headers of
+ * every length, half of them given the right checksum, each right one also
+ * with one bit flipped, and the all-zero and all-ones headers. */
+static void
+test_ip4_sum(void)
+{
+	uint8_t h[60];
+	unsigned int n, len, b, agree = 0, ok = 0, total = 0;
+	uint16_t ck;
+
+	for (n = 0; n < 20000; n++) {
+		len = 20 + 4 * (n % 11);
+		for (b = 0; b < len; b++)
+			h[b] = (uint8_t)rte_rand();
+		if (n & 1) {
+			h[10] = h[11] = 0;
+			ck = (uint16_t)~rte_raw_cksum(h, len);
+			memcpy(h + 10, &ck, 2);
+		}
+		total++;
+		ok += rte_raw_cksum(h, len) == 0xffff;
+		agree += esp_ip4_sum_ok(h, len) == (rte_raw_cksum(h, len) == 0xffff);
+		if (n & 1) {
+			h[rte_rand() % len] ^= (uint8_t)(1u << (rte_rand() % 8));
+			total++;
+			agree += esp_ip4_sum_ok(h, len) == (rte_raw_cksum(h, len) == 0xffff);
+		}
+	}
+	for (b = 0; b < 2; b++)
+		for (len = 20; len <= 60; len += 4) {
+			memset(h, b ? 0xff : 0, sizeof(h));
+			total++;
+			agree += esp_ip4_sum_ok(h, len) == (rte_raw_cksum(h, len) == 0xffff);
+		}
+	CHECK(agree == total && ok >= 10000,
+	      "outer IPv4 checksum check agrees with rte_raw_cksum on %u of %u headers "
+	      "(%u sum right)",
+	      agree, total, ok);
 }
 
 static void
@@ -3053,6 +3094,7 @@ main(int argc, char **argv)
 	}
 	printf("IPsec-MB code path: %s\n", egw_esp_ctx_arch(ctx));
 
+	test_ip4_sum();
 	test_kat();
 	test_matrix();
 	/* the same through IPsec-MB's job queue, which AES-GCM leaves for
