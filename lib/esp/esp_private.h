@@ -440,6 +440,15 @@ void esp_spd_lookup(struct egw_esp_ctx *c, enum egw_esp_dir dir, struct rte_mbuf
 		    uint16_t n, uint8_t action[], struct egw_esp_sa *sa[],
 		    struct egw_esp_sa *prev[]);
 
+/* The inbound policy check of n decapsulated frames, frame i having come
+ * through SA via[i]: ok[i] = 1 when the inbound rule it matches protects it
+ * with via[i] or with the SA via[i] replaced, as esp_spd_lookup() decides
+ * it. A frame whose IPv4 flow is the one the context's flow cache holds is
+ * decided by that entry, without a lookup; the others go through
+ * esp_spd_lookup(). */
+void esp_spd_check_in(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
+		      struct egw_esp_sa *const via[], uint8_t ok[]);
+
 /* Every PROTECT rule of dir naming old names nsa instead (one snapshot);
  * inbound, old stays accepted as the rules' predecessor until
  * esp_spd_forget_prev(). Moves the references. Returns the number of rules

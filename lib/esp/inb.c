@@ -415,10 +415,9 @@ static uint16_t
 inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct egw_esp_res *res)
 {
 	struct in_pkt q[EGW_ESP_MAX_BURST];
-	struct egw_esp_sa *sa[EGW_ESP_MAX_BURST], *psa[EGW_ESP_MAX_BURST];
-	struct egw_esp_sa *prev[EGW_ESP_MAX_BURST];
+	struct egw_esp_sa *sa[EGW_ESP_MAX_BURST], *gsa[EGW_ESP_MAX_BURST];
 	uint32_t spi[EGW_ESP_MAX_BURST];
-	uint8_t why[EGW_ESP_MAX_BURST], action[EGW_ESP_MAX_BURST];
+	uint8_t why[EGW_ESP_MAX_BURST], ok[EGW_ESP_MAX_BURST];
 	IMB_JOB *jobs[EGW_ESP_MAX_BURST];
 	struct rte_mbuf *good[EGW_ESP_MAX_BURST];
 	uint16_t i, j, ng = 0, k = 0;
@@ -555,12 +554,14 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 	for (i = 0; i < n; i++) {
 		if (why[i] == EGW_ESP_DROP_MAX)
 			why[i] = (uint8_t)decap_one(sa[i], pkts[i], &q[i]);
-		if (why[i] == EGW_ESP_DROP_MAX)
+		if (why[i] == EGW_ESP_DROP_MAX) {
+			gsa[ng] = sa[i];
 			good[ng++] = pkts[i];
+		}
 	}
 	/* the clear packet must be one an inbound policy protects with this SA
 	 * (or with the SA it replaced, until that one is deleted) */
-	esp_spd_lookup(c, EGW_ESP_DIR_IN, good, ng, action, psa, prev);
+	esp_spd_check_in(c, good, ng, gsa, ok);
 	k = 0;
 	j = 0;
 	for (i = 0; i < n; i++) {
@@ -571,7 +572,7 @@ inbound_chunk(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n, struct
 			continue;
 		}
 		/* good[] holds the frames still good, in order */
-		if (action[j] != EGW_ESP_PROTECT || (psa[j] != sa[i] && prev[j] != sa[i])) {
+		if (!ok[j]) {
 			count_drop(c, sa[i], res, EGW_ESP_DROP_POLICY_MISMATCH);
 			rte_pktmbuf_free(good[j++]);
 			continue;

@@ -1207,6 +1207,73 @@ esp_spd_lookup(struct egw_esp_ctx *c, enum egw_esp_dir dir, struct rte_mbuf *pkt
 	}
 }
 
+void
+esp_spd_check_in(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
+		 struct egw_esp_sa *const via[], uint8_t ok[])
+{
+	struct esp_spd_cache *e = &c->spd_cache[EGW_ESP_DIR_IN][0];
+	struct rte_mbuf *miss[EGW_ESP_MAX_BURST];
+	struct egw_esp_sa *msa[EGW_ESP_MAX_BURST], *mprev[EGW_ESP_MAX_BURST];
+	uint8_t act[EGW_ESP_MAX_BURST];
+	uint16_t idx[EGW_ESP_MAX_BURST];
+	const struct spd_snap *s;
+	uint16_t done, k, i, nm, hits = 0;
+
+	/* Pairs with the release store in spd_publish(), as in
+	 * esp_spd_lookup(); an entry of an older snapshot never matches. */
+	s = __atomic_load_n(&spd[EGW_ESP_DIR_IN].snap, __ATOMIC_ACQUIRE);
+	if (s == NULL || e->gen != s->gen) {
+		for (done = 0; done < n; done += k) {
+			k = RTE_MIN(n - done, EGW_ESP_MAX_BURST);
+			esp_spd_lookup(c, EGW_ESP_DIR_IN, pkts + done, k, act, msa, mprev);
+			for (i = 0; i < k; i++)
+				ok[done + i] =
+					act[i] == EGW_ESP_PROTECT &&
+					(msa[i] == via[done + i] || mprev[i] == via[done + i]);
+		}
+		return;
+	}
+	for (done = 0; done < n; done += k) {
+		k = RTE_MIN(n - done, EGW_ESP_MAX_BURST);
+		nm = 0;
+		for (i = done; i < done + k; i++) {
+			struct rte_mbuf *m = pkts[i];
+			uint32_t off = m->l2_len;
+			struct spd_key4 k4;
+
+			/* spd_parse()'s common case: IPv4 under an IPv4 ethertype */
+			if (likely(off >= 2 && rte_pktmbuf_data_len(m) >= off + 20)) {
+				const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *) + off;
+				uint16_t et;
+
+				memcpy(&et, h - 2, sizeof(et));
+				if (et == RTE_BE16(RTE_ETHER_TYPE_IPV4) && (h[0] & 0xf0) == 0x40) {
+					k4.proto = h[9];
+					memcpy(k4.src, h + 12, 8);
+					if (key4_eq(&k4, (const struct spd_key4 *)e->key)) {
+						ok[i] = e->action == EGW_ESP_PROTECT &&
+							(e->sa == via[i] || e->prev == via[i]);
+						hits++;
+						continue;
+					}
+				}
+			}
+			idx[nm] = i;
+			miss[nm++] = m;
+		}
+		/* the hits are counted before a lookup may refill the entry */
+		if (hits != 0 && e->slot >= 0)
+			c->policy_hits[EGW_ESP_DIR_IN][e->slot] += hits;
+		hits = 0;
+		if (nm == 0)
+			continue;
+		spd_lookup_burst(c, EGW_ESP_DIR_IN, s, miss, nm, act, msa, mprev);
+		for (i = 0; i < nm; i++)
+			ok[idx[i]] = act[i] == EGW_ESP_PROTECT &&
+				     (msa[i] == via[idx[i]] || mprev[i] == via[idx[i]]);
+	}
+}
+
 /* The drop reason of a lookup action that drops (the caller's direction
  * turns PROTECT into a drop itself where it must). */
 static inline enum egw_esp_drop

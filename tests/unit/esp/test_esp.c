@@ -1173,6 +1173,102 @@ test_inbound_rejects(void)
 }
 
 /* Bad padding and a dummy packet: encrypted by hand with the SA's key. */
+struct hits_arg {
+	uint32_t id;
+	uint64_t hits;
+};
+
+static int
+hits_of(const struct egw_esp_policy *p, uint64_t hits, void *arg)
+{
+	struct hits_arg *h = arg;
+
+	if (p->id == h->id)
+		h->hits = hits;
+	return 0;
+}
+
+/* Bursts of 4 of one inner flow through inbound SA spi: how many came out,
+ * the drops of reason why in *dropped. */
+static uint16_t
+flow_burst(const uint8_t *frame, uint32_t len, enum egw_esp_drop why, unsigned int *dropped)
+{
+	struct rte_mbuf *in[4], *out[4];
+	struct egw_esp_res res;
+	uint16_t n, k, i;
+
+	for (i = 0; i < RTE_DIM(in); i++)
+		in[i] = mk(frame, len);
+	memset(&res, 0, sizeof(res));
+	n = encrypt(in, RTE_DIM(in), out, RTE_DIM(out), &res);
+	memset(&res, 0, sizeof(res));
+	k = egw_esp_inbound_burst(ctx, out, n, &res);
+	*dropped = res.drop[why];
+	rte_pktmbuf_free_bulk(out, k);
+	return k;
+}
+
+/*
+ * The inbound policy check decides a steady flow from the context's flow
+ * cache (esp_spd_check_in()): an entry made under another snapshot is not
+ * used, and a hit still needs the SA the packet came through to be the
+ * rule's. Flow F (UDP) comes through SA 0x3000 every time; a rule put in
+ * front of the catch-all one gives F to SA 0x3100, then goes again.
+ */
+static void
+test_policy_cache(void)
+{
+	static uint8_t frame[2048];
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM,
+			 .mode = EGW_ESP_MODE_TUNNEL,
+			 .outer = AF_INET,
+			 .window = 64};
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 100};
+	struct egw_esp_policy pol;
+	struct hits_arg h = {0};
+	unsigned int d;
+	uint32_t len;
+	uint16_t k;
+	int id;
+
+	clear_all();
+	if (sa_pair(0x3000, &t) < 0 || sa_pair(0x3100, &t) < 0)
+		return;
+	len = build(&p, frame);
+	k = flow_burst(frame, len, EGW_ESP_DROP_POLICY_MISMATCH, &d);
+	CHECK(k == 4 && d == 0, "policy cache: F through its rule's SA: %u of 4 out", k);
+	k = flow_burst(frame, len, EGW_ESP_DROP_POLICY_MISMATCH, &d);
+	CHECK(k == 4 && d == 0, "policy cache: again, from the cache: %u of 4 out", k);
+
+	memset(&pol, 0, sizeof(pol));
+	pol.dir = EGW_ESP_DIR_IN;
+	pol.family = AF_INET;
+	pol.src.addr.family = pol.dst.addr.family = AF_INET;
+	pol.proto = IPPROTO_UDP;
+	pol.action = EGW_ESP_PROTECT;
+	pol.spi = 0x3100;
+	id = egw_esp_policy_add(&pol, 0, err, sizeof(err));
+	CHECK(id > 0, "policy cache: rule giving F to SA 0x3100: %s", err);
+	k = flow_burst(frame, len, EGW_ESP_DROP_POLICY_MISMATCH, &d);
+	CHECK(k == 0 && d == 4,
+	      "policy cache: an entry of the old snapshot is not used: %u out, %u mismatched", k,
+	      d);
+	k = flow_burst(frame, len, EGW_ESP_DROP_POLICY_MISMATCH, &d);
+	CHECK(k == 0 && d == 4,
+	      "policy cache: a hit through another SA than the rule's is dropped: %u out, %u "
+	      "mismatched",
+	      k, d);
+	h.id = (uint32_t)id;
+	egw_esp_policy_walk(EGW_ESP_DIR_IN, hits_of, &h);
+	CHECK(h.hits == 8, "policy cache: the rule counts its 8 hits, cached or not (%" PRIu64 ")",
+	      h.hits);
+	CHECK(id <= 0 || egw_esp_policy_del(EGW_ESP_DIR_IN, (uint32_t)id) == 0,
+	      "policy cache: rule deleted");
+	k = flow_burst(frame, len, EGW_ESP_DROP_POLICY_MISMATCH, &d);
+	CHECK(k == 4 && d == 0, "policy cache: F through SA 0x3000 again once it goes: %u of 4 out",
+	      k);
+}
+
 static void
 test_trailer(void)
 {
@@ -3108,6 +3204,7 @@ main(int argc, char **argv)
 	test_transport_tunnels();
 	test_outer_template();
 	test_inbound_rejects();
+	test_policy_cache();
 	test_trailer();
 	test_big_burst();
 	test_icmp_limit();
