@@ -1181,6 +1181,75 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 	}
 }
 
+/* True when frame m is an IPv4 packet of the flow cache entry e's IPv4
+ * flow, read as spd_parse()'s common case reads it (IPv4 under an IPv4
+ * ethertype, the header in the first segment); the caller checks the
+ * entry's generation. */
+static inline bool
+cached_flow4(const struct esp_spd_cache *e, const struct rte_mbuf *m)
+{
+	const struct spd_key4 *ek = (const struct spd_key4 *)e->key;
+	uint32_t off = m->l2_len;
+	const uint8_t *h;
+	uint16_t et;
+
+	if (unlikely(off < 2 || rte_pktmbuf_data_len(m) < off + sizeof(struct rte_ipv4_hdr)))
+		return false;
+	h = rte_pktmbuf_mtod(m, const uint8_t *) + off;
+	memcpy(&et, h - 2, sizeof(et));
+	return et == RTE_BE16(RTE_ETHER_TYPE_IPV4) && (h[0] & 0xf0) == 0x40 &&
+	       h[offsetof(struct rte_ipv4_hdr, next_proto_id)] == ek->proto &&
+	       memcmp(h + offsetof(struct rte_ipv4_hdr, src_addr), ek->src,
+		      sizeof(ek->src) + sizeof(ek->dst)) == 0;
+}
+
+/*
+ * spd_lookup_burst() with the flow cache asked for every frame first: a
+ * frame whose IPv4 flow (spd_parse()'s common case: IPv4 under an IPv4
+ * ethertype, the header in the first segment) is the cached one of this
+ * snapshot takes the entry's result for the cost of a compare; only the
+ * others are parsed and classified. A steady flow then costs no rte_acl,
+ * no parse and none of the burst's bookkeeping.
+ */
+static void
+spd_lookup_cached(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_snap *s,
+		  struct rte_mbuf *pkts[], uint16_t n, uint8_t action[], struct egw_esp_sa *sa[],
+		  struct egw_esp_sa *prev[])
+{
+	const struct esp_spd_cache *e = &c->spd_cache[dir][0];
+	struct rte_mbuf *miss[EGW_ESP_MAX_BURST];
+	struct egw_esp_sa *msa[EGW_ESP_MAX_BURST], *mprev[EGW_ESP_MAX_BURST];
+	uint8_t mact[EGW_ESP_MAX_BURST];
+	uint16_t idx[EGW_ESP_MAX_BURST];
+	uint16_t i, nm = 0, hits = 0;
+
+	if (e->gen != s->gen) {
+		spd_lookup_burst(c, dir, s, pkts, n, action, sa, prev);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (cached_flow4(e, pkts[i])) {
+			take_cache(e, i, action, sa, prev);
+			hits++;
+			continue;
+		}
+		idx[nm] = i;
+		miss[nm++] = pkts[i];
+	}
+	/* counted before the lookup below may refill the entry */
+	if (hits != 0 && e->slot >= 0)
+		c->policy_hits[dir][e->slot] += hits;
+	if (nm == 0)
+		return;
+	spd_lookup_burst(c, dir, s, miss, nm, mact, msa, prev != NULL ? mprev : NULL);
+	for (i = 0; i < nm; i++) {
+		action[idx[i]] = mact[i];
+		sa[idx[i]] = msa[i];
+		if (prev != NULL)
+			prev[idx[i]] = mprev[i];
+	}
+}
+
 void
 esp_spd_lookup(struct egw_esp_ctx *c, enum egw_esp_dir dir, struct rte_mbuf *pkts[], uint16_t n,
 	       uint8_t action[], struct egw_esp_sa *sa[], struct egw_esp_sa *prev[])
@@ -1202,8 +1271,8 @@ esp_spd_lookup(struct egw_esp_ctx *c, enum egw_esp_dir dir, struct rte_mbuf *pkt
 	}
 	for (done = 0; done < n; done += k) {
 		k = RTE_MIN(n - done, EGW_ESP_MAX_BURST);
-		spd_lookup_burst(c, dir, s, pkts + done, k, action + done, sa + done,
-				 prev != NULL ? prev + done : NULL);
+		spd_lookup_cached(c, dir, s, pkts + done, k, action + done, sa + done,
+				  prev != NULL ? prev + done : NULL);
 	}
 }
 
@@ -1211,66 +1280,42 @@ void
 esp_spd_check_in(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 		 struct egw_esp_sa *const via[], uint8_t ok[])
 {
-	struct esp_spd_cache *e = &c->spd_cache[EGW_ESP_DIR_IN][0];
+	const struct esp_spd_cache *e = &c->spd_cache[EGW_ESP_DIR_IN][0];
 	struct rte_mbuf *miss[EGW_ESP_MAX_BURST];
-	struct egw_esp_sa *msa[EGW_ESP_MAX_BURST], *mprev[EGW_ESP_MAX_BURST];
+	struct egw_esp_sa *sa[EGW_ESP_MAX_BURST], *prev[EGW_ESP_MAX_BURST];
 	uint8_t act[EGW_ESP_MAX_BURST];
 	uint16_t idx[EGW_ESP_MAX_BURST];
 	const struct spd_snap *s;
-	uint16_t done, k, i, nm, hits = 0;
+	uint16_t done, k, i, nm, hits;
+	bool live;
 
 	/* Pairs with the release store in spd_publish(), as in
-	 * esp_spd_lookup(); an entry of an older snapshot never matches. */
+	 * esp_spd_lookup(); an entry of an older snapshot is not used. */
 	s = __atomic_load_n(&spd[EGW_ESP_DIR_IN].snap, __ATOMIC_ACQUIRE);
-	if (s == NULL || e->gen != s->gen) {
-		for (done = 0; done < n; done += k) {
-			k = RTE_MIN(n - done, EGW_ESP_MAX_BURST);
-			esp_spd_lookup(c, EGW_ESP_DIR_IN, pkts + done, k, act, msa, mprev);
-			for (i = 0; i < k; i++)
-				ok[done + i] =
-					act[i] == EGW_ESP_PROTECT &&
-					(msa[i] == via[done + i] || mprev[i] == via[done + i]);
-		}
-		return;
-	}
 	for (done = 0; done < n; done += k) {
 		k = RTE_MIN(n - done, EGW_ESP_MAX_BURST);
+		live = s != NULL && e->gen == s->gen;
 		nm = 0;
+		hits = 0;
 		for (i = done; i < done + k; i++) {
-			struct rte_mbuf *m = pkts[i];
-			uint32_t off = m->l2_len;
-			struct spd_key4 k4;
-
-			/* spd_parse()'s common case: IPv4 under an IPv4 ethertype */
-			if (likely(off >= 2 && rte_pktmbuf_data_len(m) >= off + 20)) {
-				const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *) + off;
-				uint16_t et;
-
-				memcpy(&et, h - 2, sizeof(et));
-				if (et == RTE_BE16(RTE_ETHER_TYPE_IPV4) && (h[0] & 0xf0) == 0x40) {
-					k4.proto = h[9];
-					memcpy(k4.src, h + 12, 8);
-					if (key4_eq(&k4, (const struct spd_key4 *)e->key)) {
-						ok[i] = e->action == EGW_ESP_PROTECT &&
-							(e->sa == via[i] || e->prev == via[i]);
-						hits++;
-						continue;
-					}
-				}
+			if (live && cached_flow4(e, pkts[i])) {
+				ok[i] = e->action == EGW_ESP_PROTECT &&
+					(e->sa == via[i] || e->prev == via[i]);
+				hits++;
+				continue;
 			}
 			idx[nm] = i;
-			miss[nm++] = m;
+			miss[nm++] = pkts[i];
 		}
-		/* the hits are counted before a lookup may refill the entry */
+		/* counted before the lookup below may refill the entry */
 		if (hits != 0 && e->slot >= 0)
 			c->policy_hits[EGW_ESP_DIR_IN][e->slot] += hits;
-		hits = 0;
 		if (nm == 0)
 			continue;
-		spd_lookup_burst(c, EGW_ESP_DIR_IN, s, miss, nm, act, msa, mprev);
+		esp_spd_lookup(c, EGW_ESP_DIR_IN, miss, nm, act, sa, prev);
 		for (i = 0; i < nm; i++)
 			ok[idx[i]] = act[i] == EGW_ESP_PROTECT &&
-				     (msa[i] == via[idx[i]] || mprev[i] == via[idx[i]]);
+				     (sa[i] == via[idx[i]] || prev[i] == via[idx[i]]);
 	}
 }
 
