@@ -1188,8 +1188,9 @@ hits_of(const struct egw_esp_policy *p, uint64_t hits, void *arg)
 	return 0;
 }
 
-/* Bursts of 4 of one inner flow through inbound SA spi: how many came out,
- * the drops of reason why in *dropped. */
+/* A burst of 4 of frame's flow, sealed by the SA the outbound policy picks
+ * and decrypted by the inbound path: how many came out; the drops of reason
+ * why in *dropped. */
 static uint16_t
 flow_burst(const uint8_t *frame, uint32_t len, enum egw_esp_drop why, unsigned int *dropped)
 {
