@@ -298,16 +298,34 @@ struct esp_gso_src {
 
 /* ---- data-path context ----------------------------------------------- */
 
-/* The SPD result of the last flow a context classified, per direction and
- * family (spd.c): a steady flow pays one compare per burst, no rte_acl.
- * Valid while gen is the live snapshot's generation. */
+/* The SPD result of the last IPv6 flow a context classified, per direction
+ * (spd.c): a steady flow pays one compare per burst, no rte_acl. Valid
+ * while gen is the live snapshot's generation. */
 struct esp_spd_cache {
 	uint64_t gen; /* snapshot generation; 0 = empty */
 	struct egw_esp_sa *sa;
 	struct egw_esp_sa *prev;
 	int32_t slot; /* hit counter slot of the rule, -1 = no rule matched */
 	uint8_t action;
-	uint8_t key[36]; /* struct spd_key4 / spd_key6 as spd.c fills it */
+	uint8_t key[36]; /* struct spd_key6 as spd.c fills it */
+};
+
+/* IPv4 flows of the SPD flow cache, per direction: direct-mapped on a hash
+ * of the key, so a burst of many flows (a gateway's subscribers) finds each
+ * flow's result for a hash and a compare. */
+#define ESP_SPD_CACHE4_BITS 8
+#define ESP_SPD_CACHE4_SIZE (1u << ESP_SPD_CACHE4_BITS)
+
+/* One IPv4 flow: the result of key {proto, addr} under snapshot gen
+ * (0 = empty). */
+struct esp_spd_cache4 {
+	uint64_t gen;
+	uint64_t addr; /* source and destination, the 8 bytes as the header holds them */
+	struct egw_esp_sa *sa;
+	struct egw_esp_sa *prev;
+	uint64_t *hits; /* the rule's hit counter in the context, or its spd_no_rule */
+	uint8_t proto;
+	uint8_t action;
 };
 
 struct egw_esp_ctx {
@@ -343,8 +361,10 @@ struct egw_esp_ctx {
 	uint8_t gso_oop;    /* 1: AES-GCM segments read their payload from the super-packet */
 	uint8_t gcm_direct; /* 1: AES-GCM by direct calls, no job (esp_crypto.h) */
 	struct egw_esp_ctx_stats st __rte_cache_aligned;
-	struct esp_spd_cache spd_cache[2][2]; /* [direction][IPv4, IPv6] */
+	struct esp_spd_cache spd_cache6[2];                       /* [direction] */
+	struct esp_spd_cache4 spd_cache4[2][ESP_SPD_CACHE4_SIZE]; /* [direction][hash] */
 	uint64_t policy_hits[2][EGW_ESP_MAX_POLICY];
+	uint64_t spd_no_rule; /* what IPv4 cache hits of no rule count into; never read */
 };
 
 /* Every drop, bypass and ICMP is counted in c->st where it happens, and
@@ -443,9 +463,9 @@ void esp_spd_lookup(struct egw_esp_ctx *c, enum egw_esp_dir dir, struct rte_mbuf
 /* The inbound policy check of n decapsulated frames, frame i having come
  * through SA via[i]: ok[i] = 1 when the inbound rule it matches protects it
  * with via[i] or with the SA via[i] replaced, as esp_spd_lookup() decides
- * it. A frame whose IPv4 flow is the one the context's flow cache holds is
- * decided by that entry, without a lookup; the others go through
- * esp_spd_lookup(). */
+ * it. A frame whose IPv4 flow the context's flow cache holds is decided by
+ * that entry, without a lookup; the others are classified as
+ * esp_spd_lookup() classifies them. */
 void esp_spd_check_in(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 		      struct egw_esp_sa *const via[], uint8_t ok[]);
 

@@ -85,8 +85,7 @@ struct spd_key6 {
 /* key4_eq()/key6_eq() compare src and dst as one run of bytes */
 static_assert(offsetof(struct spd_key4, dst) == offsetof(struct spd_key4, src) + 4, "key4 layout");
 static_assert(offsetof(struct spd_key6, dst) == offsetof(struct spd_key6, src) + 16, "key6 layout");
-static_assert(sizeof(struct spd_key6) <= sizeof(((struct esp_spd_cache *)0)->key) &&
-		      sizeof(struct spd_key4) <= sizeof(((struct esp_spd_cache *)0)->key),
+static_assert(sizeof(struct spd_key6) <= sizeof(((struct esp_spd_cache *)0)->key),
 	      "flow cache key");
 
 enum { F4_PROTO, F4_SRC, F4_DST, F4_NUM };
@@ -1039,25 +1038,46 @@ key6_eq(const struct spd_key6 *a, const struct spd_key6 *b)
 }
 
 static inline bool
-cache_hit(const struct esp_spd_cache *e, const struct spd_snap *s, const void *k,
-	  bool (*eq)(const void *, const void *))
+cache6_hit(const struct esp_spd_cache *e, const struct spd_snap *s, const struct spd_key6 *k)
 {
-	return e->gen == s->gen && eq(k, e->key);
+	return e->gen == s->gen && key6_eq(k, (const struct spd_key6 *)e->key);
 }
 
-static bool
-key4_eqv(const void *a, const void *b)
+/* The IPv4 cache entry of flow {proto, addr} (addr: the source and
+ * destination as the header holds them): a multiplicative hash, whose top
+ * bits mix the input's bits. A sender who makes its flows collide only
+ * makes them miss. */
+static inline struct esp_spd_cache4 *
+cache4_slot(struct egw_esp_ctx *c, enum egw_esp_dir dir, uint8_t proto, uint64_t addr)
 {
-	return key4_eq(a, b);
+	uint64_t x = (addr ^ proto) * UINT64_C(0x9e3779b97f4a7c15);
+
+	return &c->spd_cache4[dir][x >> (64 - ESP_SPD_CACHE4_BITS)];
 }
 
-static bool
-key6_eqv(const void *a, const void *b)
+/* Remember the result of the IPv4 key k (r: the rule that matched, or
+ * NULL). */
+static inline void
+cache4_fill(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_snap *s,
+	    const struct spd_key4 *k, uint8_t action, struct egw_esp_sa *sa,
+	    struct egw_esp_sa *prev, const struct spd_rule *r)
 {
-	return key6_eq(a, b);
+	struct esp_spd_cache4 *e;
+	uint64_t addr;
+
+	static_assert(sizeof(addr) == sizeof(k->src) + sizeof(k->dst), "IPv4 key addresses");
+	memcpy(&addr, k->src, sizeof(addr));
+	e = cache4_slot(c, dir, k->proto, addr);
+	e->gen = s->gen;
+	e->addr = addr;
+	e->proto = k->proto;
+	e->action = action;
+	e->sa = sa;
+	e->prev = prev;
+	e->hits = r != NULL ? &c->policy_hits[dir][r->slot] : &c->spd_no_rule;
 }
 
-/* Frame i takes the result in cache entry e. */
+/* Frame i takes the result in the IPv6 cache entry e. */
 static inline void
 take_cache(const struct esp_spd_cache *e, uint16_t i, uint8_t action[], struct egw_esp_sa *sa[],
 	   struct egw_esp_sa *prev[])
@@ -1068,13 +1088,14 @@ take_cache(const struct esp_spd_cache *e, uint16_t i, uint8_t action[], struct e
 		prev[i] = e->prev;
 }
 
-/* Remember the result of frame i (key k) in cache entry e. */
+/* Remember the result of the IPv6 key k, the only IPv6 entry. */
 static inline void
-cache_fill(struct esp_spd_cache *e, const struct spd_snap *s, const void *k, size_t klen,
-	   uint8_t action, struct egw_esp_sa *sa, struct egw_esp_sa *prev, const struct spd_rule *r)
+cache6_fill(struct esp_spd_cache *e, const struct spd_snap *s, const struct spd_key6 *k,
+	    uint8_t action, struct egw_esp_sa *sa, struct egw_esp_sa *prev,
+	    const struct spd_rule *r)
 {
 	e->gen = s->gen;
-	memcpy(e->key, k, klen);
+	memcpy(e->key, k, sizeof(*k));
 	e->action = action;
 	e->sa = sa;
 	e->prev = prev;
@@ -1082,12 +1103,98 @@ cache_fill(struct esp_spd_cache *e, const struct spd_snap *s, const void *k, siz
 }
 
 /*
- * esp_spd_lookup() of at most EGW_ESP_MAX_BURST frames. A frame with the
- * same key (protocol and addresses) as the previous frame of its family
- * takes that frame's result without a classification, and so does one with
- * the key of the last frame this context classified in an earlier burst
- * (the flow cache, while the snapshot is the same): bursts are mostly a few
- * flows, and a steady tunnel pays one compare per burst and no rte_acl.
+ * The IPv4 flow key of frame m, read as spd_parse()'s common case reads it
+ * (IPv4 under an IPv4 ethertype, the header in the first segment); false
+ * for any other frame, which the cache does not answer.
+ */
+static inline bool
+flow4_key(const struct rte_mbuf *m, uint64_t *addr, uint8_t *proto)
+{
+	uint32_t off = m->l2_len;
+	const uint8_t *h;
+	uint16_t et;
+
+	if (unlikely(off < 2 || rte_pktmbuf_data_len(m) < off + sizeof(struct rte_ipv4_hdr)))
+		return false;
+	h = rte_pktmbuf_mtod(m, const uint8_t *) + off;
+	memcpy(&et, h - 2, sizeof(et));
+	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4) || (h[0] & 0xf0) != 0x40)
+		return false;
+	*proto = h[offsetof(struct rte_ipv4_hdr, next_proto_id)];
+	memcpy(addr, h + offsetof(struct rte_ipv4_hdr, src_addr), sizeof(*addr));
+	return true;
+}
+
+/*
+ * The IPv4 cache of one direction as a loop over a burst asks it: the
+ * entry of the previous frame's flow is kept with its key, so a run of one
+ * flow costs a compare a frame, and its hits are added once a run.
+ */
+struct cache4_walk {
+	struct egw_esp_ctx *c;
+	enum egw_esp_dir dir;
+	uint64_t gen;  /* the snapshot's */
+	uint64_t addr; /* key of last */
+	const struct esp_spd_cache4 *last;
+	uint32_t run; /* frames last answered since its hits were added */
+	uint8_t proto;
+};
+
+static inline void
+cache4_walk_init(struct cache4_walk *w, struct egw_esp_ctx *c, enum egw_esp_dir dir,
+		 const struct spd_snap *s)
+{
+	w->c = c;
+	w->dir = dir;
+	w->gen = s->gen;
+	w->addr = 0;
+	w->last = NULL;
+	w->run = 0;
+	w->proto = 0;
+}
+
+/* Add the run's hits to its rule; due before an entry may be refilled. */
+static inline void
+cache4_walk_flush(struct cache4_walk *w)
+{
+	if (w->run != 0)
+		*w->last->hits += w->run;
+	w->run = 0;
+}
+
+/* The IPv4 cache entry that holds frame m's result under the snapshot, or
+ * NULL. */
+static inline const struct esp_spd_cache4 *
+cache4_find(struct cache4_walk *w, const struct rte_mbuf *m)
+{
+	const struct esp_spd_cache4 *e;
+	uint64_t addr;
+	uint8_t proto;
+
+	if (!flow4_key(m, &addr, &proto))
+		return NULL;
+	if (w->last != NULL && addr == w->addr && proto == w->proto) {
+		w->run++;
+		return w->last;
+	}
+	e = cache4_slot(w->c, w->dir, proto, addr);
+	if (e->gen != w->gen || e->addr != addr || e->proto != proto)
+		return NULL;
+	cache4_walk_flush(w);
+	w->last = e;
+	w->addr = addr;
+	w->proto = proto;
+	w->run = 1;
+	return e;
+}
+
+/*
+ * Classification of at most EGW_ESP_MAX_BURST frames that missed the IPv4
+ * cache. A frame with the same key (protocol and addresses) as the previous
+ * frame of its family takes that frame's result; an IPv6 frame with the key
+ * of the last IPv6 flow this context classified (while the snapshot is the
+ * same) takes the cached result. The rest go to rte_acl, and every IPv4
+ * flow classified here is cached for the next bursts.
  */
 static void
 spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_snap *s,
@@ -1102,8 +1209,8 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 	uint16_t i4[EGW_ESP_MAX_BURST];
 	uint16_t i6[EGW_ESP_MAX_BURST];
 	uint16_t same[EGW_ESP_MAX_BURST]; /* index of the frame whose result to take, or i */
-	struct esp_spd_cache *c4 = &c->spd_cache[dir][0], *c6 = &c->spd_cache[dir][1];
-	uint16_t i, n4 = 0, n6 = 0, ndup = 0, hit4 = 0, hit6 = 0;
+	struct esp_spd_cache *c6 = &c->spd_cache6[dir];
+	uint16_t i, j, n4 = 0, n6 = 0, ndup = 0, hit6 = 0;
 
 	for (i = 0; i < n; i++) {
 		if (i + SPD_PREFETCH_AHEAD < n)
@@ -1121,11 +1228,6 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 				ndup++;
 				break;
 			}
-			if (n4 == 0 && cache_hit(c4, s, &k4[0], key4_eqv)) {
-				take_cache(c4, i, action, sa, prev);
-				hit4++;
-				break;
-			}
 			d4[n4] = (const uint8_t *)&k4[n4];
 			i4[n4++] = i;
 			break;
@@ -1135,7 +1237,7 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 				ndup++;
 				break;
 			}
-			if (n6 == 0 && cache_hit(c6, s, &k6[0], key6_eqv)) {
+			if (n6 == 0 && cache6_hit(c6, s, &k6[0])) {
 				take_cache(c6, i, action, sa, prev);
 				hit6++;
 				break;
@@ -1147,9 +1249,7 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 		}
 	}
 	/* the cache's hits are counted once for the burst, before the
-	 * entries may change below */
-	if (hit4 != 0 && c4->slot >= 0)
-		c->policy_hits[dir][c4->slot] += hit4;
+	 * entry may change below */
 	if (hit6 != 0 && c6->slot >= 0)
 		c->policy_hits[dir][c6->slot] += hit6;
 	spd_apply(c, dir, s, 0, d4, i4, n4, action, sa, prev, rule);
@@ -1167,78 +1267,55 @@ spd_lookup_burst(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_s
 		if (rule[r] != NULL)
 			c->policy_hits[dir][rule[r]->slot]++;
 	}
-	/* the last flow classified of each family is the next burst's guess
-	 * (the predecessor from the rule: this call may not have asked) */
-	if (n4 != 0) {
-		i = i4[n4 - 1];
-		cache_fill(c4, s, &k4[n4 - 1], sizeof(k4[0]), action[i], sa[i],
-			   action[i] == EGW_ESP_PROTECT ? rule[i]->sa_prev : NULL, rule[i]);
+	/* each IPv4 flow classified, and the last IPv6 one, are the next
+	 * bursts' guesses (the predecessor from the rule: this call may not
+	 * have asked) */
+	for (j = 0; j < n4; j++) {
+		i = i4[j];
+		cache4_fill(c, dir, s, &k4[j], action[i], sa[i],
+			    action[i] == EGW_ESP_PROTECT ? rule[i]->sa_prev : NULL, rule[i]);
 	}
 	if (n6 != 0) {
 		i = i6[n6 - 1];
-		cache_fill(c6, s, &k6[n6 - 1], sizeof(k6[0]), action[i], sa[i],
-			   action[i] == EGW_ESP_PROTECT ? rule[i]->sa_prev : NULL, rule[i]);
+		cache6_fill(c6, s, &k6[n6 - 1], action[i], sa[i],
+			    action[i] == EGW_ESP_PROTECT ? rule[i]->sa_prev : NULL, rule[i]);
 	}
 }
 
-/* True when frame m is an IPv4 packet of the flow cache entry e's IPv4
- * flow, read as spd_parse()'s common case reads it (IPv4 under an IPv4
- * ethertype, the header in the first segment); the caller checks the
- * entry's generation. */
-static inline bool
-cached_flow4(const struct esp_spd_cache *e, const struct rte_mbuf *m)
-{
-	const struct spd_key4 *ek = (const struct spd_key4 *)e->key;
-	uint32_t off = m->l2_len;
-	const uint8_t *h;
-	uint16_t et;
-
-	if (unlikely(off < 2 || rte_pktmbuf_data_len(m) < off + sizeof(struct rte_ipv4_hdr)))
-		return false;
-	h = rte_pktmbuf_mtod(m, const uint8_t *) + off;
-	memcpy(&et, h - 2, sizeof(et));
-	return et == RTE_BE16(RTE_ETHER_TYPE_IPV4) && (h[0] & 0xf0) == 0x40 &&
-	       h[offsetof(struct rte_ipv4_hdr, next_proto_id)] == ek->proto &&
-	       memcmp(h + offsetof(struct rte_ipv4_hdr, src_addr), ek->src,
-		      sizeof(ek->src) + sizeof(ek->dst)) == 0;
-}
-
 /*
- * spd_lookup_burst() with the flow cache asked for every frame first: a
- * frame whose IPv4 flow (spd_parse()'s common case: IPv4 under an IPv4
- * ethertype, the header in the first segment) is the cached one of this
- * snapshot takes the entry's result for the cost of a compare; only the
- * others are parsed and classified. A steady flow then costs no rte_acl,
- * no parse and none of the burst's bookkeeping.
+ * spd_lookup_burst() with the IPv4 flow cache asked for every frame first:
+ * a frame whose flow is cached under this snapshot takes the entry's result
+ * for a hash and a compare; only the others are parsed and classified. A
+ * steady set of flows then costs no rte_acl, no parse and none of the
+ * burst's bookkeeping.
  */
 static void
 spd_lookup_cached(struct egw_esp_ctx *c, enum egw_esp_dir dir, const struct spd_snap *s,
 		  struct rte_mbuf *pkts[], uint16_t n, uint8_t action[], struct egw_esp_sa *sa[],
 		  struct egw_esp_sa *prev[])
 {
-	const struct esp_spd_cache *e = &c->spd_cache[dir][0];
 	struct rte_mbuf *miss[EGW_ESP_MAX_BURST];
 	struct egw_esp_sa *msa[EGW_ESP_MAX_BURST], *mprev[EGW_ESP_MAX_BURST];
 	uint8_t mact[EGW_ESP_MAX_BURST];
 	uint16_t idx[EGW_ESP_MAX_BURST];
-	uint16_t i, nm = 0, hits = 0;
+	struct cache4_walk w;
+	uint16_t i, nm = 0;
 
-	if (e->gen != s->gen) {
-		spd_lookup_burst(c, dir, s, pkts, n, action, sa, prev);
-		return;
-	}
+	cache4_walk_init(&w, c, dir, s);
 	for (i = 0; i < n; i++) {
-		if (cached_flow4(e, pkts[i])) {
-			take_cache(e, i, action, sa, prev);
-			hits++;
+		const struct esp_spd_cache4 *e = cache4_find(&w, pkts[i]);
+
+		if (e == NULL) {
+			idx[nm] = i;
+			miss[nm++] = pkts[i];
 			continue;
 		}
-		idx[nm] = i;
-		miss[nm++] = pkts[i];
+		action[i] = e->action;
+		sa[i] = e->sa;
+		if (prev != NULL)
+			prev[i] = e->prev;
 	}
-	/* counted before the lookup below may refill the entry */
-	if (hits != 0 && e->slot >= 0)
-		c->policy_hits[dir][e->slot] += hits;
+	cache4_walk_flush(&w);
 	if (nm == 0)
 		return;
 	spd_lookup_burst(c, dir, s, miss, nm, mact, msa, prev != NULL ? mprev : NULL);
@@ -1280,39 +1357,43 @@ void
 esp_spd_check_in(struct egw_esp_ctx *c, struct rte_mbuf *pkts[], uint16_t n,
 		 struct egw_esp_sa *const via[], uint8_t ok[])
 {
-	const struct esp_spd_cache *e = &c->spd_cache[EGW_ESP_DIR_IN][0];
 	struct rte_mbuf *miss[EGW_ESP_MAX_BURST];
 	struct egw_esp_sa *sa[EGW_ESP_MAX_BURST], *prev[EGW_ESP_MAX_BURST];
 	uint8_t act[EGW_ESP_MAX_BURST];
 	uint16_t idx[EGW_ESP_MAX_BURST];
 	const struct spd_snap *s;
-	uint16_t done, k, i, nm, hits;
-	bool live;
+	uint16_t done, k, i, nm;
 
 	/* Pairs with the release store in spd_publish(), as in
 	 * esp_spd_lookup(); an entry of an older snapshot is not used. */
 	s = __atomic_load_n(&spd[EGW_ESP_DIR_IN].snap, __ATOMIC_ACQUIRE);
+	if (s == NULL) {
+		/* no inbound policy: no rule names the SA any frame came
+		 * through */
+		memset(ok, 0, n * sizeof(ok[0]));
+		return;
+	}
 	for (done = 0; done < n; done += k) {
+		struct cache4_walk w;
+
 		k = RTE_MIN(n - done, EGW_ESP_MAX_BURST);
-		live = s != NULL && e->gen == s->gen;
 		nm = 0;
-		hits = 0;
+		cache4_walk_init(&w, c, EGW_ESP_DIR_IN, s);
 		for (i = done; i < done + k; i++) {
-			if (live && cached_flow4(e, pkts[i])) {
-				ok[i] = e->action == EGW_ESP_PROTECT &&
-					(e->sa == via[i] || e->prev == via[i]);
-				hits++;
+			const struct esp_spd_cache4 *e = cache4_find(&w, pkts[i]);
+
+			if (e == NULL) {
+				idx[nm] = i;
+				miss[nm++] = pkts[i];
 				continue;
 			}
-			idx[nm] = i;
-			miss[nm++] = pkts[i];
+			ok[i] = e->action == EGW_ESP_PROTECT &&
+				(e->sa == via[i] || e->prev == via[i]);
 		}
-		/* counted before the lookup below may refill the entry */
-		if (hits != 0 && e->slot >= 0)
-			c->policy_hits[EGW_ESP_DIR_IN][e->slot] += hits;
+		cache4_walk_flush(&w);
 		if (nm == 0)
 			continue;
-		esp_spd_lookup(c, EGW_ESP_DIR_IN, miss, nm, act, sa, prev);
+		spd_lookup_burst(c, EGW_ESP_DIR_IN, s, miss, nm, act, sa, prev);
 		for (i = 0; i < nm; i++)
 			ok[idx[i]] = act[i] == EGW_ESP_PROTECT &&
 				     (sa[i] == via[idx[i]] || prev[i] == via[idx[i]]);

@@ -23,7 +23,12 @@
  *  - the defaults (auto, bypass, discard), unreadable protocols that match
  *    only discard rules, frames whose version is not their ethertype's;
  *  - make-before-break rekey (egw_esp_sa_replace) and the flow cache across
- *    snapshot changes.
+ *    snapshot changes;
+ *  - the IPv4 flow cache: many flows whose keys differ in one field each
+ *    (source, destination, protocol) share its entries, each takes only
+ *    its own key's result, lookups are answered from it, runs of one
+ *    flow count every frame on the rule, and a policy change makes every
+ *    entry stale.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1034,6 +1039,211 @@ test_replace(void)
 	egw_esp_sa_del(0x6003, EGW_ESP_DIR_IN, err, sizeof(err));
 }
 
+/* ---- the IPv4 flow cache ---------------------------------------------------- */
+
+/* Three groups of 256 IPv4 flows, each group varying one field of the key:
+ * A the source, B the destination, C the protocol; rules give each group
+ * two outcomes, so a flow that took a colliding flow's cache entry shows. */
+enum { FC_SRC, FC_DST, FC_PROTO, FC_GROUPS, FC_FLOWS = 256 };
+
+static char fc_addr[FC_GROUPS][FC_FLOWS][2][INET_ADDRSTRLEN];
+static struct frame fc_frame[FC_GROUPS][FC_FLOWS];
+
+static void
+fc_frames(void)
+{
+	unsigned int g, x;
+
+	for (g = 0; g < FC_GROUPS; g++) {
+		for (x = 0; x < FC_FLOWS; x++) {
+			struct frame *f = &fc_frame[g][x];
+			char(*a)[INET_ADDRSTRLEN] = fc_addr[g][x];
+
+			memset(f, 0, sizeof(*f));
+			f->label = "flow cache";
+			f->ver = 4;
+			f->ext = EXT_NONE;
+			f->proto = IPPROTO_UDP;
+			switch (g) {
+			case FC_SRC:
+				snprintf(a[0], sizeof(a[0]), "10.%u.0.1", x);
+				snprintf(a[1], sizeof(a[1]), "8.8.8.8");
+				f->action = x < 128 ? EGW_ESP_PROTECT : EGW_ESP_BYPASS;
+				f->spi = x < 128 ? SPI_T1 : 0;
+				break;
+			case FC_DST:
+				snprintf(a[0], sizeof(a[0]), "172.16.1.1");
+				snprintf(a[1], sizeof(a[1]), "198.%u.100.1", x);
+				f->action = x < 128 ? EGW_ESP_PROTECT : EGW_ESP_DISCARD;
+				f->spi = x < 128 ? SPI_T2 : 0;
+				break;
+			default:
+				snprintf(a[0], sizeof(a[0]), "192.0.2.1");
+				snprintf(a[1], sizeof(a[1]), "8.8.4.4");
+				f->proto = (uint8_t)x;
+				f->action = (x & 1) && x < 128 ? EGW_ESP_PROTECT : EGW_ESP_BYPASS;
+				f->spi = (x & 1) && x < 128 ? SPI_T2 : 0;
+				/* 255 (reserved) stands for a protocol that cannot
+				 * be read: it matches only rules that discard */
+				if (x == 255)
+					f->action = ESP_ACT_PROTO_UNKNOWN;
+				break;
+			}
+			f->src = a[0];
+			f->dst = a[1];
+		}
+	}
+}
+
+/* Outbound lookups of n frames in bursts of EGW_ESP_MAX_BURST (the order
+ * of fs): the frames whose action or SA is not what fs says, and in
+ * *notip those that came back ESP_ACT_NOT_IP. */
+static unsigned int
+fc_pass(const struct frame *fs, unsigned int n, unsigned int *notip)
+{
+	struct rte_mbuf *m[EGW_ESP_MAX_BURST];
+	struct egw_esp_sa *sa[EGW_ESP_MAX_BURST];
+	uint8_t act[EGW_ESP_MAX_BURST];
+	unsigned int done, k, i, bad = 0;
+
+	*notip = 0;
+	for (done = 0; done < n; done += k) {
+		k = RTE_MIN(n - done, (unsigned int)EGW_ESP_MAX_BURST);
+		for (i = 0; i < k; i++)
+			if ((m[i] = build(&fs[done + i])) == NULL)
+				return n;
+		memset(act, 0xff, sizeof(act));
+		esp_spd_lookup(ctx, EGW_ESP_DIR_OUT, m, (uint16_t)k, act, sa, NULL);
+		for (i = 0; i < k; i++) {
+			const struct frame *f = &fs[done + i];
+
+			*notip += act[i] == ESP_ACT_NOT_IP;
+			bad += act[i] != f->action || sa[i] != sa_of(f->spi, EGW_ESP_DIR_OUT);
+		}
+		rte_pktmbuf_free_bulk(m, k);
+	}
+	return bad;
+}
+
+/* The context's outbound IPv4 entries of group g's flows. */
+static unsigned int
+fc_entries(unsigned int g, bool mark)
+{
+	uint32_t a[2];
+	unsigned int i, x, n = 0;
+
+	for (i = 0; i < ESP_SPD_CACHE4_SIZE; i++) {
+		struct esp_spd_cache4 *e = &ctx->spd_cache4[EGW_ESP_DIR_OUT][i];
+
+		if (e->gen == 0)
+			continue;
+		for (x = 0; x < FC_FLOWS; x++) {
+			const struct frame *f = &fc_frame[g][x];
+
+			inet_pton(AF_INET, f->src, &a[0]);
+			inet_pton(AF_INET, f->dst, &a[1]);
+			if (memcmp(&e->addr, a, sizeof(a)) == 0 && e->proto == f->proto)
+				break;
+		}
+		if (x == FC_FLOWS)
+			continue;
+		n++;
+		if (mark)
+			e->action = ESP_ACT_NOT_IP;
+	}
+	return n;
+}
+
+/* Every flow's result is its own: taken from the cache entry of its key and
+ * of no other key that shares the entry, under the snapshot that filled it
+ * and no later one. */
+static void
+test_flow_cache(void)
+{
+	static const char *const gname[FC_GROUPS] = {"source", "destination", "protocol"};
+	struct pol r = {0, "10.0.0.0/9", "0.0.0.0/0", -1, EGW_ESP_PROTECT, SPI_T1};
+	static struct frame all[FC_GROUPS * FC_FLOWS];
+	unsigned int g, x, bad, notip, n;
+	uint64_t h0[2];
+	int fails = failures, ida[2];
+
+	set_default(EGW_ESP_DIR_OUT, EGW_ESP_DEFAULT_AUTO);
+	fc_frames();
+	CHECK((ida[0] = add(&r, -1)) > 0, "A: protect");
+	r = (struct pol){0, "10.0.0.0/8", "0.0.0.0/0", -1, EGW_ESP_BYPASS, 0};
+	CHECK((ida[1] = add(&r, -1)) > 0, "A: bypass");
+	r = (struct pol){0, "172.16.1.0/24", "198.0.0.0/9", -1, EGW_ESP_PROTECT, SPI_T2};
+	CHECK(add(&r, -1) > 0, "B: protect");
+	r = (struct pol){0, "172.16.1.0/24", "0.0.0.0/0", -1, EGW_ESP_DISCARD, 0};
+	CHECK(add(&r, -1) > 0, "B: discard");
+	for (x = 1; x < 128; x += 2) {
+		r = (struct pol){0, "192.0.2.0/24", "0.0.0.0/0", (int)x, EGW_ESP_PROTECT, SPI_T2};
+		CHECK(add(&r, -1) > 0, "C: protocol %u", x);
+	}
+	r = (struct pol){0, "192.0.2.0/24", "0.0.0.0/0", -1, EGW_ESP_BYPASS, 0};
+	CHECK(add(&r, -1) > 0, "C: bypass");
+	if (failures != fails)
+		goto out;
+
+	for (g = 0; g < FC_GROUPS; g++) {
+		/* the first pass fills, the second finds flows that collided
+		 * with others in entries they did not fill */
+		bad = fc_pass(fc_frame[g], FC_FLOWS, &notip);
+		CHECK(bad == 0, "%s: %u of %u flows took another's result, first pass", gname[g],
+		      bad, FC_FLOWS);
+		bad = fc_pass(fc_frame[g], FC_FLOWS, &notip);
+		CHECK(bad == 0, "%s: %u of %u flows took another's result, second pass", gname[g],
+		      bad, FC_FLOWS);
+		/* the cache holds the flows, and lookups answer from it: a
+		 * mark in the entries comes back for the flows that own one */
+		n = fc_entries(g, true);
+		CHECK(n >= FC_FLOWS / 4, "%s: %u entries of %u flows", gname[g], n, FC_FLOWS);
+		fc_pass(fc_frame[g], FC_FLOWS, &notip);
+		CHECK(notip >= FC_FLOWS / 8 && notip <= n, "%s: %u lookups answered by %u entries",
+		      gname[g], notip, n);
+		memset(ctx->spd_cache4[EGW_ESP_DIR_OUT], 0,
+		       sizeof(ctx->spd_cache4[EGW_ESP_DIR_OUT]));
+		bad = fc_pass(fc_frame[g], FC_FLOWS, &notip);
+		CHECK(bad == 0 && notip == 0, "%s: after the cache is emptied", gname[g]);
+	}
+	/* runs of one flow (each source three times): right results, and
+	 * every frame of a run counted on its rule */
+	for (x = 0; x < RTE_DIM(all); x++)
+		all[x] = fc_frame[FC_SRC][x / 3];
+	h0[0] = hits_of(EGW_ESP_DIR_OUT, (uint32_t)ida[0]);
+	h0[1] = hits_of(EGW_ESP_DIR_OUT, (uint32_t)ida[1]);
+	for (n = 0; n < 2; n++) {
+		bad = fc_pass(all, RTE_DIM(all), &notip);
+		CHECK(bad == 0, "runs: %u of %zu flows wrong, pass %u", bad, RTE_DIM(all), n);
+	}
+	CHECK(hits_of(EGW_ESP_DIR_OUT, (uint32_t)ida[0]) - h0[0] == 2 * 3 * 128 &&
+		      hits_of(EGW_ESP_DIR_OUT, (uint32_t)ida[1]) - h0[1] == 2 * 3 * 128,
+	      "runs: hits %" PRIu64 " and %" PRIu64 ", want %u each",
+	      hits_of(EGW_ESP_DIR_OUT, (uint32_t)ida[0]) - h0[0],
+	      hits_of(EGW_ESP_DIR_OUT, (uint32_t)ida[1]) - h0[1], 2 * 3 * 128);
+	/* the groups interleaved, as a gateway's bursts mix subscribers */
+	for (x = 0; x < FC_FLOWS; x++)
+		for (g = 0; g < FC_GROUPS; g++)
+			all[x * FC_GROUPS + g] = fc_frame[g][x];
+	for (n = 0; n < 2; n++) {
+		bad = fc_pass(all, RTE_DIM(all), &notip);
+		CHECK(bad == 0, "interleaved: %u of %zu flows wrong, pass %u", bad, RTE_DIM(all),
+		      n);
+	}
+	/* a policy change: no entry of the old snapshot answers */
+	r = (struct pol){0, "0.0.0.0/0", "0.0.0.0/0", -1, EGW_ESP_DISCARD, 0};
+	CHECK(add(&r, 0) > 0, "discard all, first");
+	for (x = 0; x < RTE_DIM(all); x++) {
+		all[x].action = EGW_ESP_DISCARD;
+		all[x].spi = 0;
+	}
+	bad = fc_pass(all, RTE_DIM(all), &notip);
+	CHECK(bad == 0, "after the policy change: %u of %zu flows kept the old result", bad,
+	      RTE_DIM(all));
+out:
+	del_all(EGW_ESP_DIR_OUT);
+}
+
 /* ---- order changes: insertion, deletion, ids, hits ------------------------- */
 
 static int
@@ -1271,6 +1481,7 @@ main(int argc, char **argv)
 	test_limit();
 	test_defaults();
 	test_replace();
+	test_flow_cache();
 	del_all(EGW_ESP_DIR_IN);
 	CHECK(esp_sa_find(SPI_IN, EGW_ESP_DIR_IN)->policy_refs == 0, "inbound refs back to 0");
 	/* policies left behind are released by egw_esp_fini() */
