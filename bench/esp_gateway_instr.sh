@@ -23,7 +23,7 @@
 # the worker's RX path (classification, IP stage, ESP, routing; all of
 # gw_rx), the TX flush (net_null's frees), the held burst's prefetch, and
 # within them the SPD (outbound egw_esp_outbound_lookup(), inbound
-# esp_spd_check_in()) and IPsec-MB. net_pcap's reads are left out.
+# esp_spd_check_in()), rte_acl within it, and IPsec-MB. net_pcap's reads are left out.
 #
 # Needs valgrind and /usr/bin/python3 with scapy. About 2 minutes. No
 # hugepages (EAL --no-huge).
@@ -51,12 +51,17 @@ KEY=62656e63682d6f6e6c792d6b65792d6f73616c74
 command -v valgrind >/dev/null || die "valgrind is missing (apt-get install valgrind)"
 command -v callgrind_annotate >/dev/null || die "callgrind_annotate is missing (valgrind)"
 [ -x "$PY" ] || die "no $PY"
-is_uint "$FRAMES" && [ "$FRAMES" -gt 0 ] || die "EGW_BENCH_FRAMES: a positive count"
-is_uint "$FLOWS" && [ "$FLOWS" -ge 1 ] && [ "$FLOWS" -le 254 ] || die "EGW_BENCH_FLOWS: 1..254"
+if ! is_uint "$FRAMES" || [ "$FRAMES" -eq 0 ]; then
+	die "EGW_BENCH_FRAMES: a positive count"
+fi
+if ! is_uint "$FLOWS" || [ "$FLOWS" -lt 1 ] || [ "$FLOWS" -gt 254 ]; then
+	die "EGW_BENCH_FLOWS: 1..254"
+fi
 
 OUT=${EGW_BENCH_OUT:-$(mktemp -d /tmp/edgegw-esp-instr.XXXXXX)}
 mkdir -p "$OUT"
-EAL=(--no-huge -m 1024 --no-pci --no-shconf -l 0,1)
+LCORES=0,1
+EAL=(--no-huge -m 1024 --no-pci --no-shconf -l "$LCORES")
 
 "$PY" - "$OUT/out.pcap" "$FRAMES" "$FLOWS" "$PCAP_MAC" <<'EOF'
 import sys
@@ -158,6 +163,7 @@ def incl(f):
 
 rows = [("gw_rx", "RX path: classification, IP stage, ESP, routing"),
         ("spd", "  of which the SPD"),
+        ("rte_acl_classify", "    of which rte_acl"),
         ("IPsec-MB", "  of which IPsec-MB (AES-GCM)"),
         ("egw_burst_flush", "TX flush (net_null's frees included)"),
         ("gw_prefetch", "FIB prefetch of the held burst")]
