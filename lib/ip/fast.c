@@ -644,10 +644,12 @@ prefetch_tbl24(struct rte_mbuf *const pkts[], uint16_t n)
  * The common IPv4 case in one branch: a FIB value naming a next hop (or an
  * ECMP group: its path for the flow, as ip_nh_of() picks it; not a
  * session) that is a valid untagged neighbour (NH_F_FAST),
- * an untagged frame, a transit packet whose TTL is above 1 and that fits
- * the egress MTU, room in the output. TTL decremented with the RFC 1624
- * update and the MAC header written, as fwd4() and emit() would. False:
- * nothing done, the caller takes the general path.
+ * an untagged frame, a transit packet whose TTL is above 1 or one edgegw
+ * made (EGW_IP_F_LOCAL_ORIGIN: ESP's outer packets, whose TTL is kept)
+ * that fits the egress MTU, room in the output. A transit packet's TTL
+ * decremented with the RFC 1624 update, and the MAC header written, as
+ * fwd4() and emit() would. False: nothing done, the caller takes the
+ * general path.
  */
 static inline bool
 fast4(uint64_t v, struct rte_mbuf *m, unsigned int flags, struct egw_ip_res *res)
@@ -675,10 +677,11 @@ fast4(uint64_t v, struct rte_mbuf *m, unsigned int flags, struct egw_ip_res *res
 	d = rte_pktmbuf_mtod(m, uint8_t *);
 	ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
 	if (unlikely(!(nh->flags & NH_F_FAST) || m->l2_len != RTE_ETHER_HDR_LEN ||
-		     (flags & EGW_IP_F_LOCAL_ORIGIN) || ip->time_to_live <= 1 ||
+		     (!(flags & EGW_IP_F_LOCAL_ORIGIN) && ip->time_to_live <= 1) ||
 		     rte_be_to_cpu_16(ip->total_length) > nh->mtu || res->n_out == EGW_IP_MAX_OUT))
 		return false;
-	ip4_ttl_dec(ip);
+	if (!(flags & EGW_IP_F_LOCAL_ORIGIN))
+		ip4_ttl_dec(ip);
 	memcpy(d, nh->hdr, 8);
 	memcpy(d + 8, nh->hdr + 8, 4);
 	memcpy(d + 12, nh->hdr + 12, 2);
