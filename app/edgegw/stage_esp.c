@@ -173,18 +173,11 @@ esp_inbound(struct egw_burst *b, struct egw_esp_stage_worker *ew, struct rte_mbu
 	    uint16_t n, enum egw_eth_class cls)
 {
 	struct egw_esp_res *res = &ew->res;
-	uint16_t i, ne = 0, nc = 0, good;
+	uint16_t ne, nc, good;
 
 	/* ESP to ew->esp[], clear frames compacted in pkts[]: order kept
 	 * within each group */
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-
-		if (egw_esp_is_esp(m))
-			ew->esp[ne++] = m;
-		else
-			pkts[nc++] = m;
-	}
+	ne = egw_esp_split_burst(pkts, n, ew->esp, &nc);
 	if (ne != 0) {
 		good = egw_esp_inbound_burst(ew->ctx, ew->esp, ne, res);
 		esp_account(b, res);

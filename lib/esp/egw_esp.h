@@ -435,6 +435,16 @@ uint16_t egw_esp_outbound_burst(struct egw_esp_ctx *c, struct egw_esp_sa *const 
 bool egw_esp_is_esp(const struct rte_mbuf *m);
 
 /**
+ * egw_esp_is_esp() over a burst of n frames: the ESP ones move to esp[]
+ * (room for n), the others stay at the front of pkts[], each group in its
+ * order. A run of frames to one address asks the local address table once.
+ * @return the number of ESP frames; *n_clear the number left in pkts[].
+ * Data path.
+ */
+uint16_t egw_esp_split_burst(struct rte_mbuf *pkts[], uint16_t n, struct rte_mbuf *esp[],
+			     uint16_t *n_clear);
+
+/**
  * Decrypt ESP frames in place (data path): SA by SPI, anti-replay check,
  * ICV, window update, trailer checks, inner packet restored (tunnel) or IP
  * header rebuilt (transport), inbound policy check.

@@ -113,21 +113,47 @@ parse_in(struct rte_mbuf *m, struct in_pkt *q)
 	return EGW_ESP_DROP_MAX;
 }
 
-bool
-egw_esp_is_esp(const struct rte_mbuf *m)
+/* The answer of esp_local_addr() for the last address a burst asked about
+ * (family 0: none yet): a burst of one peer's ESP asks once. */
+struct local_memo {
+	uint8_t family;
+	bool hit;
+	uint8_t a[16];
+};
+
+static inline bool
+local_memo_ask(struct local_memo *lm, uint8_t family, const uint8_t *a)
+{
+	/* constant sizes: compares inline, not a libc call a packet */
+	if (lm->family == family &&
+	    (family == AF_INET ? memcmp(lm->a, a, 4) == 0 : memcmp(lm->a, a, 16) == 0))
+		return lm->hit;
+	lm->family = family;
+	memcpy(lm->a, a, family == AF_INET ? 4 : 16);
+	lm->hit = esp_local_addr(family, a);
+	return lm->hit;
+}
+
+/* egw_esp_is_esp(), the local address asked through lm. */
+static inline bool
+is_esp(const struct rte_mbuf *m, struct local_memo *lm)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *) + m->l2_len;
 	uint32_t have = rte_pktmbuf_data_len(m), off, l2 = m->l2_len;
 	const uint8_t *dst;
 	uint8_t proto, family;
 	bool frag = false;
+	uint16_t et;
 
 	if (have < l2 + sizeof(struct rte_ipv4_hdr))
 		return false;
 	have -= l2;
 	/* the ethertype names the version (the SPD drops a mismatch) */
-	if (l2 >= 2 && ((p[-2] << 8 | p[-1]) == RTE_ETHER_TYPE_IPV4) != ((p[0] >> 4) == 4))
-		return false;
+	if (l2 >= 2) {
+		memcpy(&et, p - 2, sizeof(et));
+		if ((et == RTE_BE16(RTE_ETHER_TYPE_IPV4)) != ((p[0] & 0xf0) == 0x40))
+			return false;
+	}
 	if ((p[0] >> 4) == 4) {
 		off = (uint32_t)(p[0] & 0xf) * 4;
 		if (off < sizeof(struct rte_ipv4_hdr))
@@ -158,7 +184,9 @@ egw_esp_is_esp(const struct rte_mbuf *m)
 		return false;
 	}
 	/* only ESP to edgegw itself: a subscriber's own IPsec is transit */
-	if ((proto != IPPROTO_ESP && proto != IPPROTO_UDP) || !esp_local_addr(family, dst))
+	if (proto != IPPROTO_ESP && proto != IPPROTO_UDP)
+		return false;
+	if (!(lm != NULL ? local_memo_ask(lm, family, dst) : esp_local_addr(family, dst)))
 		return false;
 	/* ESP in fragments is ours to drop (not reassembled); a UDP fragment
 	 * is not NAT-T (a fragmented IKE message goes to the host) */
@@ -170,6 +198,30 @@ egw_esp_is_esp(const struct rte_mbuf *m)
 	 * RFC 3948 2.2); a 1-byte 0xff payload is a NAT keepalive */
 	return esp_natt_port(((const struct rte_udp_hdr *)(p + off))->dst_port) &&
 	       esp_get32(p + off + sizeof(struct rte_udp_hdr)) != 0;
+}
+
+bool
+egw_esp_is_esp(const struct rte_mbuf *m)
+{
+	return is_esp(m, NULL);
+}
+
+uint16_t
+egw_esp_split_burst(struct rte_mbuf *pkts[], uint16_t n, struct rte_mbuf *esp[], uint16_t *n_clear)
+{
+	struct local_memo lm = {.family = 0};
+	uint16_t i, ne = 0, nc = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (is_esp(m, &lm))
+			esp[ne++] = m;
+		else
+			pkts[nc++] = m; /* nc <= i */
+	}
+	*n_clear = nc;
+	return ne;
 }
 
 static inline void

@@ -2637,6 +2637,46 @@ test_is_esp(void)
 	CHECK(!is_esp(f, len), "IPv6 NAT-T to another address: transit");
 	clear_one(f, len, EGW_ESP_DROP_MAX, "IPv6 transit NAT-T (no inbound policy)");
 
+	/* a burst split by egw_esp_split_burst(): each frame as
+	 * egw_esp_is_esp() decides it, with runs of one address and changes
+	 * of address and family in it, both groups in their order */
+	{
+		static const struct {
+			int a; /* 0 loc4, 1 far4, 2 loc6, 3 far6 */
+			bool natt;
+			uint32_t spi;
+			bool want;
+		} bs[] = {
+			{0, false, 0x9400, true},  {0, false, 0x9400, true},
+			{1, false, 0x9400, false}, {0, true, 0x9400, true},
+			{2, false, 0x9400, true},  {3, false, 0x9400, false},
+			{3, true, 0x9400, false},  {2, true, 0x9400, true},
+			{0, true, 0, false},       {1, true, 0x9400, false},
+			{0, false, 0x9400, true},
+		};
+		const struct egw_esp_addr *as[] = {&loc4, &far4, &loc6, &far6};
+		struct rte_mbuf *bp[RTE_DIM(bs)], *orig[RTE_DIM(bs)], *be[RTE_DIM(bs)];
+		uint16_t ne, nc, ie = 0, ic = 0;
+		unsigned int j, bad = 0;
+
+		for (j = 0; j < RTE_DIM(bs); j++) {
+			len = esp_frame(f, as[bs[j].a], bs[j].natt, bs[j].spi, false);
+			bp[j] = orig[j] = mk(f, len);
+			CHECK(egw_esp_is_esp(bp[j]) == bs[j].want, "burst frame %u alone", j);
+		}
+		ne = egw_esp_split_burst(bp, RTE_DIM(bs), be, &nc);
+		CHECK(ne + nc == RTE_DIM(bs), "split: %u + %u frames of %zu", ne, nc, RTE_DIM(bs));
+		for (j = 0; j < RTE_DIM(bs) && ne + nc == RTE_DIM(bs); j++) {
+			if (bs[j].want)
+				bad += ie >= ne || be[ie++] != orig[j];
+			else
+				bad += ic >= nc || bp[ic++] != orig[j];
+		}
+		CHECK(bad == 0 && ie == ne && ic == nc, "split: %u frames misplaced", bad);
+		for (j = 0; j < RTE_DIM(bs); j++)
+			rte_pktmbuf_free(orig[j]);
+	}
+
 	/* with inbound policies the default discards what they do not cover:
 	 * transit ESP needs a bypass rule (RFC 4301 5) */
 	memset(&p, 0, sizeof(p));
