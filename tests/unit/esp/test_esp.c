@@ -11,7 +11,8 @@
  * persisted numbers under a new SPI (also after a restart); the state file's
  * create flag, version 1 files, the full table and pruning; a new SA's first
  * block; RFC 6040 ECN decapsulation; ESP to local addresses vs transit ESP
- * and ESP fragments; the inbound hard lifetimes to the byte and the packet.
+ * and ESP fragments, frame by frame and split over a burst; the inbound hard
+ * lifetimes to the byte and the packet.
  */
 #include <errno.h>
 #include <fcntl.h>
