@@ -189,14 +189,17 @@ def connect_retry(cl, deadline, interval=0.34, service=b""):
     if cl.sid == 0:
         r["err"] = "PADS refused: %s" % pt.parse_tags(cl.pads[-1].payload)
         return r
-    if not cl.lcp():
+    # each phase as long as a real client keeps trying (RFC 1661 4.6:
+    # Restart timer 3 s, Max-Configure 10): under the flood this process's
+    # own readers share the CPUs with the one that negotiates
+    if not cl.lcp(timeout=30.0):
         r["err"] = "LCP did not open"
         return r
-    a = cl.pap()
+    a = cl.pap(timeout=30.0)
     if a is None or a[1] != 2:
         r["err"] = "PAP: %s" % (a,)
         return r
-    if not cl.ipcp():
+    if not cl.ipcp(timeout=30.0):
         r["err"] = "IPCP did not open"
         return r
     r["t_bound"] = time.monotonic()
