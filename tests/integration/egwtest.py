@@ -116,12 +116,17 @@ def run_edgegw(binary, eal, app, timeout=60, cwd=None):
 class Running:
     """edgegw in the background, its stdout and stderr going to files."""
 
-    def __init__(self, c, tag, binary, eal, app, stdin=subprocess.DEVNULL):
+    def __init__(self, c, tag, binary, eal, app, stdin=subprocess.DEVNULL, nice=None):
+        """nice: the scheduling niceness edgegw runs at (all its threads), or
+        None for the test's own."""
         cmd = [binary] + eal + ["--"] + app
-        print("  start: %s" % " ".join(cmd), flush=True)
+        print("  start: %s%s" % ("" if nice is None else "(nice %d) " % nice, " ".join(cmd)),
+              flush=True)
         self.out_path, self.err_path = c.path(tag + ".stdout"), c.path(tag + ".stderr")
         self._out, self._err = open(self.out_path, "wb"), open(self.err_path, "wb")
-        self.p = subprocess.Popen(cmd, stdout=self._out, stderr=self._err, stdin=stdin)
+        pre = None if nice is None else (lambda: os.setpriority(os.PRIO_PROCESS, 0, nice))
+        self.p = subprocess.Popen(cmd, stdout=self._out, stderr=self._err, stdin=stdin,
+                                  preexec_fn=pre)
 
     def stdout(self):
         with open(self.out_path, errors="replace") as f:

@@ -273,14 +273,18 @@ class Generator:
     tap's full queue refuses stays in the PMD's TX ring and the kernel tries
     it again, so the generator offers what the DUT's worker reads; at
     stop() a few hundred it counted as sent may be left in that ring.
-    Loaded at once, started by start()."""
+    Loaded at once, started by start(). It runs at nice 19: it takes what
+    CPU the DUT and the test's clients leave (on 2 CPUs that is still tens
+    of thousands of frames a second), so a flood never starves the clients
+    whose view of the DUT the test judges."""
 
-    def __init__(self, c, binary, ifname, pcap, prefix, pps=None, lcores="0@0,1@0"):
+    def __init__(self, c, binary, ifname, pcap, prefix, pps=None, lcores="0@0,1@0", nice=19):
         eal = ["--lcores", lcores, "--no-huge", "-m", "1024", "--no-pci",
                "--file-prefix", prefix, "--log-level=warning",
                "--vdev", "net_af_packet0,iface=%s" % ifname]
         self.e = pt.Edgegw(c, "generator", binary, eal,
-                           ["set fwd replay %s%s port 0" % (pcap, " %d" % pps if pps else "")])
+                           ["set fwd replay %s%s port 0" % (pcap, " %d" % pps if pps else "")],
+                           nice=nice)
         self.ok = egwtest.wait_for(lambda: not self.e.alive() or
                                    self.PROMPT_RE.search(self.e.stdout()) is not None, 30)
         self.ok = self.ok and self.e.alive()

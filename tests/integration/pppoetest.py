@@ -727,7 +727,7 @@ class Edgegw:
 
     PROMPT = "edgegw> "
 
-    def __init__(self, c, tag, binary, eal, setup_lines, extra_app=()):
+    def __init__(self, c, tag, binary, eal, setup_lines, extra_app=(), nice=None):
         self.c = c
         self.cmd = c.path(tag + ".cmd")
         with open(self.cmd, "w") as f:
@@ -740,7 +740,7 @@ class Edgegw:
         self.js = c.path(tag + ".json")
         self.e = egwtest.Running(c, tag, binary, eal,
                                  ["-i", "--cmdline-file", self.cmd, "--stats-json", self.js] +
-                                 list(extra_app), stdin=stdin)
+                                 list(extra_app), stdin=stdin, nice=nice)
         stdin.close()
 
     def alive(self):
@@ -813,11 +813,11 @@ def tap_vdevs(if_a, if_u):
             "--vdev", "net_tap1,iface=%s,mac=%s" % (if_u, MAC_U)]
 
 
-def start_edgegw(c, name, binary, if_a, if_u, setup, lcores="0,1"):
+def start_edgegw(c, name, binary, if_a, if_u, setup, lcores="0,1", nice=None):
     """edgegw on two taps with the setup commands (which end in 'start'); the
     kernel sides quietened and up. Returns the Edgegw, or None (checked)."""
     e = Edgegw(c, "edgegw", binary, egwtest.eal_args(name, lcores) + tap_vdevs(if_a, if_u),
-               setup)
+               setup, nice=nice)
     up = egwtest.wait_for(lambda: not e.alive() or
                           "forwarding started" in e.stdout().lower(), 30)
     if not c.check(up and e.alive(), "edgegw started on %s (access) and %s (uplink)" %
