@@ -119,6 +119,9 @@
 #   EGW_BENCH_DPDK_SRC   an unpacked DPDK source of the installed version to
 #                        use instead of apt-get source
 #   EGW_BENCH_SECGW_BIN  an ipsec-secgw binary to use instead of building one
+#   EGW_BENCH_BUILD_ONLY 1: only build ipsec-secgw (when missing) and print its
+#                        path (bench/esp_gateway_instr.sh uses it); no
+#                        hugepages, no run
 #   EGW_BENCH_OUT        output directory (default: a new one under /tmp)
 set -euo pipefail
 
@@ -148,6 +151,7 @@ MAX_RUNNABLE=${EGW_BENCH_MAX_RUNNABLE:-4}
 RETRIES=${EGW_BENCH_RETRIES:-2}
 IDLE_WAIT=${EGW_BENCH_IDLE_WAIT:-180}
 PERF=${EGW_BENCH_PERF:-0}
+BUILD_ONLY=${EGW_BENCH_BUILD_ONLY:-0}
 # shellcheck disable=SC2206 # options, split on blanks
 EGW_ARGS=(${EGW_BENCH_EGW_ARGS:-})
 C2C_NEAR=${EGW_BENCH_C2C_NEAR:-200}
@@ -172,10 +176,13 @@ SPI_IN=0x2000
 colons() { sed 's/../&:/g; s/:$//' <<<"$1"; }
 
 [ -x "$EDGEGW" ] || die "no edgegw binary at $EDGEGW (build first, or give its path as \$1)"
-[ "$(id -u)" -eq 0 ] || die "run as root (hugepages, DPDK)"
-[ "$(nproc)" -ge 2 ] || die "needs two CPUs: one busy lcore per process"
-[ "$DP_CPU" != "$GEN_CPU" ] || die "EGW_BENCH_DP_CPU and EGW_BENCH_GEN_CPU must differ"
-$PY -c 'import cryptography' 2>/dev/null || die "needs python3-cryptography (apt-get install python3-cryptography)"
+case $BUILD_ONLY in 0 | 1) ;; *) die "EGW_BENCH_BUILD_ONLY: 0 or 1" ;; esac
+if [ "$BUILD_ONLY" = 0 ]; then
+	[ "$(id -u)" -eq 0 ] || die "run as root (hugepages, DPDK)"
+	[ "$(nproc)" -ge 2 ] || die "needs two CPUs: one busy lcore per process"
+	[ "$DP_CPU" != "$GEN_CPU" ] || die "EGW_BENCH_DP_CPU and EGW_BENCH_GEN_CPU must differ"
+	$PY -c 'import cryptography' 2>/dev/null || die "needs python3-cryptography (apt-get install python3-cryptography)"
+fi
 case $ZC in auto | yes | no) ;; *) die "EGW_BENCH_ZC must be auto, yes or no" ;; esac
 case $SECGW_MODE in cpu-crypto | lookaside | legacy) ;; *) die "EGW_BENCH_SECGW: cpu-crypto, lookaside or legacy" ;; esac
 case $SECGW_PMD in aesni_gcm | aesni_mb) ;; *) die "EGW_BENCH_SECGW_PMD: aesni_gcm or aesni_mb" ;; esac
@@ -192,11 +199,14 @@ done
 command -v pkg-config >/dev/null || die "pkg-config is missing (apt-get install pkg-config)"
 VER=$(pkg-config --modversion libdpdk 2>/dev/null) || die "no libdpdk for pkg-config (apt-get install libdpdk-dev)"
 
-OUT=${EGW_BENCH_OUT:-$(mktemp -d /tmp/edgegw-secgw-bench.XXXXXX)}
-mkdir -p "$OUT" "$CACHE"
-OUT=$(cd "$OUT" && pwd)
+mkdir -p "$CACHE"
 CACHE=$(cd "$CACHE" && pwd)
-egw_hugepages $(((DP_MEM + GEN_MEM) / 2 + 32)) || die "hugepages"
+if [ "$BUILD_ONLY" = 0 ]; then
+	OUT=${EGW_BENCH_OUT:-$(mktemp -d /tmp/edgegw-secgw-bench.XXXXXX)}
+	mkdir -p "$OUT"
+	OUT=$(cd "$OUT" && pwd)
+fi
+[ "$BUILD_ONLY" = 1 ] || egw_hugepages $(((DP_MEM + GEN_MEM) / 2 + 32)) || die "hugepages"
 
 # ---- ipsec-secgw ------------------------------------------------------------
 # secgw_build: sets SECGW_BIN, building ipsec-secgw into the cache if missing
@@ -246,6 +256,11 @@ secgw_build() {
 	[ -x "$SECGW_BIN" ] || die "secgw: the build made no $SECGW_BIN"
 }
 case " $DUTS " in *" secgw "*) secgw_build ;; esac
+if [ "$BUILD_ONLY" = 1 ]; then
+	secgw_build
+	echo "$SECGW_BIN"
+	exit 0
+fi
 
 # ---- generator and inputs -----------------------------------------------------
 GEN=$CACHE/esp_gen-$VER
