@@ -48,6 +48,15 @@
 #                     64..1400, as bench/ipsec_secgw.sh)
 #   EGW_BENCH_WITH_SECGW  1: ipsec-secgw too (default), 0: edgegw only
 #   EGW_BENCH_SECGW_BIN  an ipsec-secgw binary to use instead of building one
+#   EGW_BENCH_RATE_PAIRS  N > 0: then also time the outbound gateways, natively
+#                     (default 0): N rounds of ipsec-secgw, edgegw and the
+#                     baseline in turn, each forwarding the first 4096 clear
+#                     frames looped (net_pcap infinite_rx) to net_null on one
+#                     lcore, its port 1 TX rate read by telemetry over
+#                     EGW_BENCH_SECS (default 3) s after 1 s of warm-up;
+#                     printed: each round, the medians and the median of the
+#                     rounds' ratios. Outbound only: a looped ESP capture
+#                     is a replay from its second pass on.
 #   EGW_BENCH_OUT     output directory (default: a new one under /tmp)
 set -euo pipefail
 
@@ -61,6 +70,8 @@ FRAMES=${EGW_BENCH_FRAMES:-16000}
 FLOWS=${EGW_BENCH_FLOWS:-64}
 SIZE=${EGW_BENCH_SIZE:-64}
 SECGW=${EGW_BENCH_WITH_SECGW:-1}
+RATE_PAIRS=${EGW_BENCH_RATE_PAIRS:-0}
+SECS=${EGW_BENCH_SECS:-3}
 PY=/usr/bin/python3
 PCAP_MAC=02:70:63:61:70:00 # net_pcap's address in DPDK 22.11 (first port)
 KEY=62656e63682d6f6e6c792d6b65792d6f73616c74
@@ -80,6 +91,10 @@ if ! is_uint "$SIZE" || [ "$SIZE" -lt 64 ] || [ "$SIZE" -gt 1400 ]; then
 	die "EGW_BENCH_SIZE: 64..1400 (the ESP frame must fit an MTU of 1500)"
 fi
 case $SECGW in 0 | 1) ;; *) die "EGW_BENCH_WITH_SECGW: 0 or 1" ;; esac
+is_uint "$RATE_PAIRS" || die "EGW_BENCH_RATE_PAIRS: a count"
+if ! is_uint "$SECS" || [ "$SECS" -eq 0 ]; then
+	die "EGW_BENCH_SECS: seconds, at least 1"
+fi
 SECGW_BIN=
 if [ "$SECGW" = 1 ]; then
 	command -v callgrind_control >/dev/null || die "callgrind_control is missing (valgrind)"
@@ -383,4 +398,90 @@ for d in ("out", "in"):
               f"without IPsec-MB {a['noncrypto'] / s['noncrypto']:.3f}")
 print(note)
 print(f"\nresults: {out}")
+EOF
+
+# ---- rate (EGW_BENCH_RATE_PAIRS) ------------------------------------------------
+[ "$RATE_PAIRS" -gt 0 ] || exit 0
+egw_log "rate: $RATE_PAIRS rounds of outbound, natively, ${SECS} s each"
+[ "$SECGW" = 1 ] && secgw_cfg out "$OUT/rate-secgw.cfg"
+"$PY" - "$OUT" "$RATE_PAIRS" "$SECS" "$SIZE" "$EDGEGW" "${BASE:--}" "${SECGW_BIN:--}" <<'EOF'
+import json, os, signal, socket, statistics, subprocess, sys, time
+from scapy.all import rdpcap, wrpcap
+
+out, pairs, secs, size, edgegw, base, secgw = sys.argv[1], int(sys.argv[2]), \
+    int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7]
+loop = f"{out}/loop.pcap"
+wrpcap(loop, rdpcap(f"{out}/out.pcap", count=4096))
+prefix = f"egw-esp-rate-{os.getpid()}"
+vdevs = ["--vdev", f"net_pcap0,rx_pcap={loop},infinite_rx=1", "--vdev", "net_null1,no-rx=1"]
+eal = ["--no-huge", "-m", "1024", "--no-pci", "--file-prefix", prefix]
+
+def opackets():
+    """port 1's TX packets by telemetry, or None while it does not answer"""
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect(f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2")
+        s.recv(4096)
+        s.send(b"/ethdev/stats,1")
+        v = json.loads(s.recv(65536))["/ethdev/stats"]["opackets"]
+        s.close()
+        return v
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+def rate(dut):
+    if dut == "secgw":
+        cmd = [secgw, "-l", "0"] + eal + ["--vdev", "crypto_aesni_gcm0"] + vdevs + \
+            ["--", "-p", "0x3", "-u", "0x2", "-w", "128", "-l", "--config",
+             "(0,0,0),(1,0,0)", "-f", f"{out}/rate-secgw.cfg"]
+    else:
+        try:
+            os.unlink(f"{out}/esp.state")
+        except FileNotFoundError:
+            pass
+        cmd = [edgegw if dut == "edgegw" else base, "-l", "0,1"] + eal + vdevs + \
+            ["--", "--cmdline-file", f"{out}/out.cmd"]
+    log = open(f"{out}/rate-{dut}.log", "w")
+    p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        t_end = time.monotonic() + 30
+        while (opackets() or 0) == 0:
+            if p.poll() is not None or time.monotonic() > t_end:
+                sys.exit(f"rate: {dut} forwarded nothing ({out}/rate-{dut}.log)")
+            time.sleep(0.2)
+        time.sleep(1.0)
+        a, t0 = opackets(), time.monotonic()
+        time.sleep(secs)
+        b, t1 = opackets(), time.monotonic()
+    finally:
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    if a is None or b is None:
+        sys.exit(f"rate: {dut}: telemetry did not answer ({out}/rate-{dut}.log)")
+    return (b - a) / (t1 - t0) / 1e6
+
+duts = [d for d, ok in (("secgw", secgw != "-"), ("edgegw", True), ("base", base != "-")) if ok]
+r = {d: [] for d in duts}
+for i in range(pairs):
+    for d in duts:
+        r[d].append(rate(d))
+    print(f"round {i + 1}: " + ", ".join(f"{d} {r[d][-1]:.3f}" for d in duts) + " Mpps",
+          flush=True)
+print(f"\noutbound {size} B, 64 flows, one lcore, net_pcap (looped) -> net_null, Mpps over "
+      f"{secs} s, {pairs} rounds:")
+for d in duts:
+    print(f"  {d}: median {statistics.median(r[d]):.3f} (min {min(r[d]):.3f}, max "
+          f"{max(r[d]):.3f})")
+for d in duts[1:] if "secgw" in duts else []:
+    q = [a / b for a, b in zip(r[d], r["secgw"])]
+    print(f"  {d}/secgw: median of the rounds' ratios {statistics.median(q):.3f} "
+          f"({min(q):.3f}..{max(q):.3f})")
+if "base" in duts:
+    q = [a / b for a, b in zip(r["edgegw"], r["base"])]
+    print(f"  edgegw/base: median of the rounds' ratios {statistics.median(q):.3f} "
+          f"({min(q):.3f}..{max(q):.3f})")
 EOF
