@@ -280,7 +280,7 @@ ref_upper6(const uint8_t *ip, uint32_t len)
 			nh = ip[off];
 			off += 8;
 			if (later)
-				return ref_ext(nh) ? -1 : nh;
+				break;
 			continue;
 		}
 		if (end - off < (ip[off + 1] + 1u) * 8)
@@ -288,9 +288,11 @@ ref_upper6(const uint8_t *ip, uint32_t len)
 		nh = ip[off];
 		off += (ip[off + 1] + 1u) * 8;
 	}
-	/* lib/esp's SPD keeps 255 as its "unreadable" mark: a packet of
-	 * protocol 255 (IANA: reserved) fares as one whose protocol cannot be
-	 * read (reported: a collision, not an RFC rule) */
+	/* (a later fragment ends the walk: nothing past its fragment header
+	 * is a header) lib/esp's SPD keeps 255 as its "unreadable" mark: a
+	 * packet of protocol 255 (IANA: reserved) fares as one whose protocol
+	 * cannot be read, a later fragment's too (reported: a collision, not
+	 * an RFC rule) */
 	return ref_ext(nh) || nh == 255 ? -1 : nh;
 }
 
