@@ -11,8 +11,11 @@
  *     arrival order);
  *   - from ports without a role: as from an access port (fail closed: no
  *     port skips the policies).
- * Frames ESP made or rewrote are classified again (lib/eth) before they go
- * on: the later stages read the class, and a tunnel may change the family.
+ * Frames ESP made or rewrote get their class again before they go on: the
+ * later stages read it, and a tunnel may change the family. lib/esp keeps
+ * their Ethernet header and their lib/eth metadata (copies and segments
+ * too), so the new ethertype decides it (egw_eth_reclassify_ip()); a frame
+ * whose ethertype is not IP is classified in full.
  * With no SA, no policy and no default that discards, the stage costs one
  * load and a branch.
  *
@@ -94,15 +97,21 @@ esp_next(struct egw_burst *b, struct egw_esp_stage_worker *ew, struct rte_mbuf *
 {
 	while (n != 0) {
 		uint16_t k = (uint16_t)RTE_MIN(n, (unsigned int)EGW_MAX_BURST);
-		uint16_t good, i, n4 = 0, n6 = 0;
+		uint16_t i, n4 = 0, n6 = 0;
 
-		good = egw_eth_classify_burst(&egw.ports[b->port].eth, pkts, k);
-		if (good < k)
-			egw_out_drop_bulk(b, pkts + good, k - good, EGW_DROP_BAD_FRAME);
-		for (i = 0; i < good; i++) {
+		for (i = 0; i < k; i++) {
 			struct rte_mbuf *m = pkts[i];
+			uint8_t cls = egw_eth_reclassify_ip(m);
 
-			switch (egw_eth_meta(m)->cls) {
+			/* not IP: the full classifier decides, as for any frame */
+			if (unlikely(cls == EGW_ETH_CLS_BAD)) {
+				if (egw_eth_classify_burst(&egw.ports[b->port].eth, &m, 1) == 0) {
+					egw_out_drop(b, m, EGW_DROP_BAD_FRAME);
+					continue;
+				}
+				cls = egw_eth_meta(m)->cls;
+			}
+			switch (cls) {
 			case EGW_ETH_CLS_IPV4: pkts[n4++] = m; break;
 			case EGW_ETH_CLS_IPV6: ew->v6[n6++] = m; break;
 			default: egw_out_drop(b, m, EGW_DROP_UNHANDLED); break;

@@ -9,7 +9,11 @@
  * its VLAN tags; the IP packet starts there. Outbound, a packet matched to a
  * protecting SA becomes one or more ESP packets; inbound, an ESP packet
  * becomes the clear packet again. The Ethernet header is kept (its ethertype
- * follows the outer IP family).
+ * follows the outer IP family), and so are the frame's packet_type, VLAN
+ * fields, port and dynamic mbuf fields: a frame made anew (a copy, a
+ * segment, a fragment) gets them from the frame it was made from
+ * (rte_mbuf_dynfield_copy()), so a classifier's metadata there still
+ * describes its Ethernet header, the ethertype apart.
  *
  * Threading: the SA and policy tables are written by one control thread
  * (every function here not marked "data path") and read lock-free by the

@@ -459,6 +459,7 @@ writable(struct egw_esp_ctx *c, struct rte_mbuf *m)
 	n->ol_flags = m->ol_flags & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |
 				     RTE_MBUF_F_RX_QINQ | RTE_MBUF_F_RX_QINQ_STRIPPED);
 	n->packet_type = m->packet_type;
+	rte_mbuf_dynfield_copy(n, m);
 	rte_pktmbuf_free(m);
 	return n;
 }

@@ -254,6 +254,7 @@ copy_frame(struct egw_esp_ctx *c, struct rte_mbuf *m, uint32_t len)
 	n->packet_type = m->packet_type;
 	n->ol_flags = m->ol_flags & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |
 				     RTE_MBUF_F_RX_QINQ | RTE_MBUF_F_RX_QINQ_STRIPPED);
+	rte_mbuf_dynfield_copy(n, m);
 	return n;
 }
 

@@ -133,6 +133,44 @@ uint16_t egw_eth_classify_burst(const struct egw_eth_port *port, struct rte_mbuf
 				uint16_t n);
 
 /**
+ * Classify again, from its last ethertype alone, an IP frame a stage
+ * rewrote behind its own MAC header: its addresses, VLAN tags and l2_len
+ * kept, only the ethertype before the L3 header changed (lib/esp's tunnel
+ * encapsulation and decapsulation, which keep the frame's dynamic fields
+ * on every frame they make).
+ *
+ * @param m
+ *   A frame egw_eth_classify_burst() classified EGW_ETH_CLS_IPV4 or
+ *   EGW_ETH_CLS_IPV6 (or whose metadata a stage kept as it would have
+ *   recorded it), at least l2_len bytes in its first segment.
+ * @return
+ *   EGW_ETH_CLS_IPV4 or EGW_ETH_CLS_IPV6 with m's packet_type and struct
+ *   egw_eth_meta now what egw_eth_classify_burst() would record for the
+ *   frame; or EGW_ETH_CLS_BAD, m unchanged, when the new ethertype is
+ *   neither (classify the frame in full then).
+ */
+static inline uint8_t
+egw_eth_reclassify_ip(struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *) + m->l2_len - 2;
+	uint16_t type = (uint16_t)(p[0] << 8 | p[1]);
+	struct egw_eth_meta *meta = egw_eth_meta(m);
+	uint8_t v6;
+
+	if (type == RTE_ETHER_TYPE_IPV4)
+		v6 = 0;
+	else if (type == RTE_ETHER_TYPE_IPV6)
+		v6 = 1;
+	else
+		return EGW_ETH_CLS_BAD;
+	m->packet_type = (m->packet_type & ~RTE_PTYPE_L3_MASK) |
+			 (v6 ? RTE_PTYPE_L3_IPV6_EXT_UNKNOWN : RTE_PTYPE_L3_IPV4_EXT_UNKNOWN);
+	meta->cls = (uint8_t)(EGW_ETH_CLS_IPV4 + v6);
+	meta->proto = rte_cpu_to_be_16(type);
+	return meta->cls;
+}
+
+/**
  * Classify one frame given as a flat buffer (no mbuf). Used by tests and
  * tools; the burst function is the fast path.
  *

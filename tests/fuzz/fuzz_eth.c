@@ -19,7 +19,9 @@
  *  - good frames: l2_len <= pkt_len, l2_len = 14 + 4 * n_vlan, the mbuf's
  *    VLAN fields and flags match the bytes;
  *  - the return value counts the good frames, they come first in their
- *    original order, the BAD ones last.
+ *    original order, the BAD ones last;
+ *  - egw_eth_reclassify_ip() on the one-segment copy, its ethertype switched
+ *    to the other IP family, agrees with a full classification.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -209,6 +211,48 @@ check_one(struct rte_mbuf *m, const uint8_t *frame, uint32_t len)
 	}
 }
 
+/*
+ * egw_eth_reclassify_ip() on the one-segment copy m of frame, classified:
+ * an IP frame's last ethertype switched to the other family gives what a
+ * full classification of the switched frame gives; any other frame is left
+ * as it is (BAD returned).
+ */
+static void
+check_reclassify(struct rte_mbuf *m, const uint8_t *frame, uint32_t len)
+{
+	static uint8_t copy[FRAME_MAX];
+	struct egw_eth_meta before = *egw_eth_meta(m);
+	uint32_t ptype = m->packet_type;
+	struct rte_mbuf *r;
+	uint8_t *et;
+
+	if (before.cls != EGW_ETH_CLS_IPV4 && before.cls != EGW_ETH_CLS_IPV6) {
+		if (before.cls != EGW_ETH_CLS_BAD && m->l2_len >= 2 && m->l2_len <= m->data_len &&
+		    before.proto != RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+		    before.proto != RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+			FUZZ_ASSERT(egw_eth_reclassify_ip(m) == EGW_ETH_CLS_BAD,
+				    "reclassify: not IP gives BAD");
+			FUZZ_ASSERT(memcmp(&before, egw_eth_meta(m), sizeof(before)) == 0 &&
+					    m->packet_type == ptype,
+				    "reclassify: not IP changes nothing");
+		}
+		return;
+	}
+	memcpy(copy, frame, len);
+	et = copy + m->l2_len - 2;
+	et[0] = before.cls == EGW_ETH_CLS_IPV4 ? 0x86 : 0x08;
+	et[1] = before.cls == EGW_ETH_CLS_IPV4 ? 0xdd : 0x00;
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *) + m->l2_len - 2, et, 2);
+	r = make_chain(copy, len, (const uint8_t[]){0}, 1);
+	FUZZ_ASSERT(egw_eth_classify_burst(&port, &r, 1) == 1, "reclassify: switched frame good");
+	FUZZ_ASSERT(egw_eth_reclassify_ip(m) == egw_eth_meta(r)->cls, "reclassify: class");
+	FUZZ_ASSERT(memcmp(egw_eth_meta(m), egw_eth_meta(r), sizeof(struct egw_eth_meta)) == 0,
+		    "reclassify: metadata of a full classification");
+	FUZZ_ASSERT(m->packet_type == r->packet_type && m->l2_len == r->l2_len,
+		    "reclassify: packet_type and l2_len of a full classification");
+	rte_pktmbuf_free(r);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -271,6 +315,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			seen += pkts[j] == orig[i];
 		FUZZ_ASSERT(seen == 1, "the burst is a permutation of its input");
 	}
+
+	check_reclassify(orig[2], frame, len);
 
 	for (i = 0; i < BURST; i++)
 		rte_pktmbuf_free(orig[i]);

@@ -32,6 +32,7 @@
 #include <rte_malloc.h>
 #include <rte_random.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_tcp.h>
 #include <rte_udp.h>
@@ -1693,6 +1694,96 @@ test_too_big(void)
 	}
 }
 
+/*
+ * Every frame lib/esp hands back carries the dynamic mbuf fields of the frame
+ * it came from (egw_esp.h: the app keeps lib/eth's metadata across ESP by
+ * it): encrypted in place, copied first (a shared frame), segmented (TSO),
+ * decrypted in place and copied first. A tag in a dynamic field of our own.
+ */
+static void
+test_dynfields(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "test_esp_tag",
+		.size = sizeof(uint32_t),
+		.align = __alignof__(uint32_t),
+	};
+	static uint8_t frame[8192];
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM,
+			 .mode = EGW_ESP_MODE_TUNNEL,
+			 .outer = AF_INET,
+			 .mtu = 1400};
+	struct rte_mbuf *in[1], *out[EGW_ESP_MAX_SEGS], *keep;
+	struct egw_esp_res res;
+	unsigned int shared, i;
+	int off = rte_mbuf_dynfield_register(&desc);
+	uint16_t n, k;
+
+	CHECK(off >= 0, "dynfields: a dynamic field registered (%d)", off);
+	if (off < 0)
+		return;
+	clear_all();
+	if (sa_pair(0x8400, &t) < 0)
+		return;
+	for (shared = 0; shared < 2; shared++) {
+		const char *how = shared ? "copied" : "in place";
+		struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 200};
+		uint32_t len = build(&p, frame);
+
+		in[0] = mk(frame, len);
+		*RTE_MBUF_DYNFIELD(in[0], off, uint32_t *) = 0xa11ce000 + shared;
+		/* a second reference: the frame is not lib/esp's to write */
+		keep = shared ? in[0] : NULL;
+		if (keep != NULL)
+			rte_mbuf_refcnt_update(keep, 1);
+		memset(&res, 0, sizeof(res));
+		n = encrypt(in, 1, out, 1, &res);
+		CHECK(n == 1 && (keep == NULL || out[0] != keep),
+		      "dynfields: outbound %s: one ESP frame%s", how, keep ? ", a new mbuf" : "");
+		if (keep != NULL)
+			rte_pktmbuf_free(keep);
+		if (n != 1)
+			continue;
+		CHECK(*RTE_MBUF_DYNFIELD(out[0], off, uint32_t *) == 0xa11ce000 + shared,
+		      "dynfields: outbound %s: the ESP frame keeps the tag (%#x)", how,
+		      *RTE_MBUF_DYNFIELD(out[0], off, uint32_t *));
+		*RTE_MBUF_DYNFIELD(out[0], off, uint32_t *) = 0xb0b0000 + shared;
+		keep = shared ? out[0] : NULL;
+		if (keep != NULL)
+			rte_mbuf_refcnt_update(keep, 1);
+		k = egw_esp_inbound_burst(ctx, out, 1, &res);
+		CHECK(k == 1 && (keep == NULL || out[0] != keep),
+		      "dynfields: inbound %s: decrypted%s", how, keep ? ", a new mbuf" : "");
+		if (keep != NULL)
+			rte_pktmbuf_free(keep);
+		if (k != 1)
+			continue;
+		CHECK(*RTE_MBUF_DYNFIELD(out[0], off, uint32_t *) == 0xb0b0000 + shared,
+		      "dynfields: inbound %s: the clear frame keeps the tag (%#x)", how,
+		      *RTE_MBUF_DYNFIELD(out[0], off, uint32_t *));
+		rte_pktmbuf_free(out[0]);
+	}
+	/* segments of a TSO super-packet */
+	{
+		struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_TCP, .plen = 3000};
+		uint32_t len = build(&p, frame);
+		bool all = true;
+
+		in[0] = mk_chain(frame, len);
+		in[0]->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
+		in[0]->tso_segsz = 1000;
+		*RTE_MBUF_DYNFIELD(in[0], off, uint32_t *) = 0xc0ffee;
+		memset(&res, 0, sizeof(res));
+		n = encrypt(in, 1, out, RTE_DIM(out), &res);
+		for (i = 0; i < n; i++) {
+			all &= *RTE_MBUF_DYNFIELD(out[i], off, uint32_t *) == 0xc0ffee;
+			rte_pktmbuf_free(out[i]);
+		}
+		CHECK(n >= 3 && all, "dynfields: each of the %u segments keeps the tag", n);
+	}
+	clear_all();
+}
+
 /* The source of an ICMP too-big is an address of edgegw's: a transport SA
  * has no tunnel end, so a registered local address of the family, else (none
  * registered) the packet's own destination. */
@@ -3253,6 +3344,7 @@ main(int argc, char **argv)
 	test_ip_id_disjoint();
 	test_life_bytes();
 	test_too_big();
+	test_dynfields();
 	test_transport_frag();
 	test_icmp_source();
 	test_natt6_routing();

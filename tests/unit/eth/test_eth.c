@@ -667,6 +667,96 @@ test_bursts(void)
 	}
 }
 
+/* Classify a single-segment copy of frame in full: the reference. */
+static struct rte_mbuf *
+classified(const uint8_t *frame, uint32_t len)
+{
+	struct rte_mbuf *m = make_chain(frame, len, NULL, 0);
+
+	if (m != NULL)
+		egw_eth_classify_burst(&port, &m, 1);
+	return m;
+}
+
+/*
+ * egw_eth_reclassify_ip(): every IP row, classified, its last ethertype then
+ * rewritten to IPv4, IPv6 or ARP, against a full classification of the
+ * rewritten frame (which the row's own expectation cannot give: the class
+ * and proto change): the same packet_type, l2_len, VLAN fields and flags,
+ * and metadata; a non-IP ethertype returns BAD and changes nothing.
+ */
+static void
+test_reclassify(void)
+{
+	static const uint16_t types[] = {RTE_ETHER_TYPE_IPV4, RTE_ETHER_TYPE_IPV6,
+					 RTE_ETHER_TYPE_ARP};
+	static uint8_t frame[FRAME_MAX];
+	unsigned int i, t, rows = 0;
+
+	for (i = 0; i < N_CASES; i++) {
+		const struct eth_case *c = &cases[i];
+
+		if ((c->cls != EGW_ETH_CLS_IPV4 && c->cls != EGW_ETH_CLS_IPV6) ||
+		    c->len > sizeof(frame))
+			continue;
+		rows++;
+		for (t = 0; t < RTE_DIM(types); t++) {
+			uint32_t len = build_frame(c, frame);
+			struct rte_mbuf *m = classified(frame, len), *r;
+			struct egw_eth_meta before;
+			uint32_t ptype;
+			uint8_t got;
+
+			if (m == NULL) {
+				printf("FAIL [%s] reclassify: no mbuf\n", c->label);
+				n_fail++;
+				return;
+			}
+			put16(rte_pktmbuf_mtod(m, uint8_t *) + m->l2_len - 2, types[t]);
+			put16(frame + c->l2_len - 2, types[t]);
+			before = *egw_eth_meta(m);
+			ptype = m->packet_type;
+			got = egw_eth_reclassify_ip(m);
+			r = classified(frame, len);
+			if (r == NULL) {
+				rte_pktmbuf_free(m);
+				printf("FAIL [%s] reclassify: no mbuf\n", c->label);
+				n_fail++;
+				return;
+			}
+			if (types[t] == RTE_ETHER_TYPE_ARP) {
+				check(c, "reclassify to ARP", "return", got, EGW_ETH_CLS_BAD);
+				check(c, "reclassify to ARP", "packet_type kept", m->packet_type,
+				      ptype);
+				check(c, "reclassify to ARP", "meta kept",
+				      memcmp(&before, egw_eth_meta(m), sizeof(before)), 0);
+			} else {
+				const char *ctx = types[t] == RTE_ETHER_TYPE_IPV4
+							  ? "reclassify to IPv4"
+							  : "reclassify to IPv6";
+
+				check(c, ctx, "return", got, egw_eth_meta(r)->cls);
+				check(c, ctx, "packet_type", m->packet_type, r->packet_type);
+				check(c, ctx, "l2_len", m->l2_len, r->l2_len);
+				check(c, ctx, "ol_flags & (RX_VLAN|RX_QINQ)",
+				      m->ol_flags & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_QINQ),
+				      r->ol_flags & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_QINQ));
+				check(c, ctx, "vlan_tci", m->vlan_tci, r->vlan_tci);
+				check(c, ctx, "vlan_tci_outer", m->vlan_tci_outer,
+				      r->vlan_tci_outer);
+				check(c, ctx, "meta",
+				      memcmp(egw_eth_meta(m), egw_eth_meta(r),
+					     sizeof(struct egw_eth_meta)),
+				      0);
+			}
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(r);
+		}
+	}
+	check(&api, "reclassify", "IP rows tried (untagged, tagged, every destination)", rows >= 8,
+	      1);
+}
+
 static void
 test_names(void)
 {
@@ -714,6 +804,7 @@ main(int argc, char **argv)
 	test_names();
 	test_rows();
 	test_bursts();
+	test_reclassify();
 
 	check(&api, "end", "mbufs leaked (pool in use)", rte_mempool_in_use_count(pool), 0);
 
