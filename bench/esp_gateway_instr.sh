@@ -274,7 +274,7 @@ w._write_header(None); w.close()"
 	done
 	run_secgw secgw-idle "$OUT/empty.pcap" out 0
 	tags+=(secgw-idle)
-	"$PY" - "$OUT" "$FRAMES" <<'EOF' || die "ipsec-secgw's output is not what edgegw's is"
+	"$PY" - "$OUT" "$FRAMES" <<'EOF' || die "ipsec-secgw did not put out every frame, ESP outbound and clear inbound"
 import sys
 from scapy.all import IP, UDP, rdpcap
 out, frames = sys.argv[1], int(sys.argv[2])
@@ -405,7 +405,7 @@ EOF
 egw_log "rate: $RATE_PAIRS rounds of outbound, natively, ${SECS} s each"
 [ "$SECGW" = 1 ] && secgw_cfg out "$OUT/rate-secgw.cfg"
 "$PY" - "$OUT" "$RATE_PAIRS" "$SECS" "$SIZE" "$EDGEGW" "${BASE:--}" "${SECGW_BIN:--}" <<'EOF'
-import json, os, signal, socket, statistics, subprocess, sys, time
+import json, os, shutil, signal, socket, statistics, subprocess, sys, time
 from scapy.all import rdpcap, wrpcap
 
 out, pairs, secs, size, edgegw, base, secgw = sys.argv[1], int(sys.argv[2]), \
@@ -460,6 +460,8 @@ def rate(dut):
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+        # the runtime directory EAL leaves (its telemetry socket)
+        shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
     if a is None or b is None:
         sys.exit(f"rate: {dut}: telemetry did not answer ({out}/rate-{dut}.log)")
     return (b - a) / (t1 - t0) / 1e6
