@@ -286,33 +286,15 @@ for d, proto in (("out", 50), ("in", 17)):
 EOF
 fi
 
-"$PY" - "$OUT" "$FRAMES" "$FLOWS" "$SIZE" "${tags[@]}" <<'EOF'
-import json, re, subprocess, sys
+"$PY" - "$HERE" "$OUT" "$FRAMES" "$FLOWS" "$SIZE" "${tags[@]}" <<'EOF'
+import json, sys
 
-out, frames, flows, size, tags = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
-    int(sys.argv[4]), sys.argv[5:]
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
+sys.path.insert(0, sys.argv[1])
+from callgrind_tree import totals, tree  # noqa: E402
 
-def tree(f):
-    """{(function, object): [self, {(callee, object): (inclusive, calls)}]}
-    from callgrind_annotate --tree=calling"""
-    txt = subprocess.run(["callgrind_annotate", "--tree=calling", "--threshold=100", f],
-                         capture_output=True, text=True, check=True).stdout
-    fns, cur = {}, None
-    for ln in txt.splitlines():
-        m = re.match(r"\s*([\d,]+)\s+\([^)]*\)\s+(\*|>)\s+\S*?:([^ \[]+)"
-                     r"(?: \(([\d,]+)x\))?(?: \[(\S+)\])?", ln)
-        if not m:
-            continue
-        n, kind, fn, obj = int(m.group(1).replace(",", "")), m.group(2), m.group(3), \
-            m.group(5) or ""
-        if kind == "*":
-            cur = fns.setdefault((fn, obj), [0, {}])
-            cur[0] += n
-        elif cur is not None:
-            calls = int(m.group(4).replace(",", "")) if m.group(4) else 0
-            c = cur[1].get((fn, obj), (0, 0))
-            cur[1][(fn, obj)] = (c[0] + n, c[1] + calls)
-    return fns
+out, frames, flows, size, tags = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), \
+    int(sys.argv[5]), sys.argv[6:]
 
 def incl(t, name=None, obj=None, caller=None):
     """inclusive count of the calls to a function (by name) or into an object
@@ -326,13 +308,6 @@ def incl(t, name=None, obj=None, caller=None):
                (obj is not None and obj in cobj and obj not in fobj):
                 n, calls = n + k, calls + c
     return n, calls
-
-def totals(f):
-    v = {}
-    for ln in open(f):
-        if ln.startswith(("totals:", "summary:")):
-            v[ln.split(":")[0]] = int(ln.split()[1])
-    return v.get("totals", v.get("summary", 0))
 
 rows = [("gw_rx", "RX path: classification, IP stage, ESP, routing"),
         ("spd", "  of which the SPD"),

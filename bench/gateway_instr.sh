@@ -119,29 +119,18 @@ egw_log "l3fwd: $FRAMES frames, then an empty capture, under callgrind (40 s eac
 run_l3fwd "$IN/frames.pcap" "$OUT/l3fwd.cg" 40
 run_l3fwd "$IN/empty.pcap" "$OUT/l3fwd-idle.cg" 40
 
-"$PY" - "$OUT" "$FRAMES" <<'EOF'
-import json, re, subprocess, sys
+"$PY" - "$HERE" "$OUT" "$FRAMES" <<'EOF'
+import json, sys
 
-out, frames = sys.argv[1], int(sys.argv[2])
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
+sys.path.insert(0, sys.argv[1])
+import callgrind_tree  # noqa: E402
+
+out, frames = sys.argv[2], int(sys.argv[3])
 
 def tree(f):
-    """{caller: (self, {callee: (incl, calls)})} from callgrind_annotate --tree=calling"""
-    txt = subprocess.run(["callgrind_annotate", "--tree=calling", "--threshold=100",
-                          f], capture_output=True, text=True, check=True).stdout
-    fns, cur = {}, None
-    for ln in txt.splitlines():
-        m = re.match(r"\s*([\d,]+)\s+\([^)]*\)\s+(\*|>)\s+\S*?:([^ \[]+)(?: \(([\d,]+)x\))?", ln)
-        if not m:
-            continue
-        n, kind, fn = int(m.group(1).replace(",", "")), m.group(2), m.group(3)
-        if kind == "*":
-            cur = fns.setdefault(fn, [0, {}])
-            cur[0] += n
-        elif cur is not None:
-            calls = int(m.group(4).replace(",", "")) if m.group(4) else 0
-            c = cur[1].get(fn, (0, 0))
-            cur[1][fn] = (c[0] + n, c[1] + calls)
-    return fns
+    """{caller: (self, {callee: (incl, calls)})}, by function name"""
+    return callgrind_tree.tree(f, by_object=False)
 
 def incl(fns, fn):
     return sum(c[0] for f in fns.values() for name, c in f[1].items() if name == fn)
