@@ -303,4 +303,21 @@ class Generator:
         return int(m.group(1)) if m else 0
 
     def quit(self):
+        """Quit, at nice 0: at nice 19 beside the busy DUT and the test's
+        clients its exit (unmapping the 1 GiB it touched) took tens of
+        seconds of wall time, longer than the quit's wait."""
+        renice(self.e.e.p.pid, 0)
         return self.e.stop()
+
+
+def renice(pid, nice):
+    """Every thread of process pid to niceness nice (Linux: a thread's own)."""
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return
+    for tid in tids:
+        try:
+            os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+        except OSError:
+            pass

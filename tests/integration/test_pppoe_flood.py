@@ -257,13 +257,16 @@ class T:
             if self.data_th is not None:
                 self.data_th.join(5)
             if self.gen is not None:
+                tq = time.monotonic()
                 self.gen.quit()
+                c.log("generator stopped in %.1f s" % (time.monotonic() - tq))
             for p in (self.acc, self.upl):
                 if p is not None:
                     self.reader_drops += p.socket_drops()
                     p.close()
+            tq = time.monotonic()
             rc = self.e.stop()
-            c.log("edgegw stopped")
+            c.log("edgegw stopped in %.1f s" % (time.monotonic() - tq))
         c.eq(rc, 0, "edgegw exit status")
         if rc != 0:
             egwtest.show_output(self.e.stdout(), self.e.e.stderr())
