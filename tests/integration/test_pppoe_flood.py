@@ -19,9 +19,10 @@ or 75 s have passed.
 The clients' frames go through the same tap queue as the flood; they are
 sent with PACKET_QDISC_BYPASS and sent again on ENOBUFS (pppoeflood), so
 none is lost in the kernel and every loss counted below is edgegw's.
-The clients run at nice -10, the DUT at 0 and the generator at 19, so
-the flood takes the CPU time the others leave and the clients, on 2 CPUs
-beside two busy-polling edgegws, still keep up.
+The clients run at nice -10, the DUT at 0 and the generator at 19 (0
+again for its quit), so the flood takes the CPU time the others leave and
+the clients, on 2 CPUs beside two busy-polling edgegws, still keep up; the
+test's packet sockets have 64 MiB receive buffers (pppoetest.Port).
 
 Checks:
   - sessions: at least the 1,000 bound every second of the flood (the
