@@ -27,6 +27,28 @@ RTE_LOG_REGISTER_DEFAULT(egw_esp_logtype, NOTICE);
 struct rte_rcu_qsbr *esp_qsbr;
 
 static struct rte_hash *sa_tab[2];
+/* The SAs of each table, packed, for the control path's walks: a walk of
+ * sa_tab by rte_hash_iterate() reads every bucket of the 8,192 entries
+ * (64 KiB a table), and egw_esp_service() walks both on every control
+ * poll, a thousand times a second, whatever the number of SAs. Written
+ * with sa_tab, on the control path only. */
+static struct egw_esp_sa *sa_live[2][EGW_ESP_MAX_SA];
+static uint32_t n_live[2];
+
+/* sa out of the live SAs of direction dir: the last takes its place (a
+ * scan: deletes are rare, and no index to keep right) */
+static void
+live_remove(int dir, const struct egw_esp_sa *sa)
+{
+	uint32_t i;
+
+	for (i = 0; i < n_live[dir]; i++)
+		if (sa_live[dir][i] == sa) {
+			sa_live[dir][i] = sa_live[dir][--n_live[dir]];
+			sa_live[dir][n_live[dir]] = NULL;
+			return;
+		}
+}
 static IMB_MGR *ctrl_mgr; /* key schedules and fingerprints on the control path */
 static uint16_t natt_refs[65536];
 
@@ -215,6 +237,8 @@ egw_esp_fini(void)
 			sa_free(data);
 		rte_hash_free(sa_tab[d]);
 		sa_tab[d] = NULL;
+		memset(sa_live[d], 0, n_live[d] * sizeof(sa_live[d][0]));
+		n_live[d] = 0;
 	}
 	memset(natt_refs, 0, sizeof(natt_refs));
 	icmp_src[0].cur = icmp_src[1].cur = -1;
@@ -722,7 +746,8 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 	}
 	/* publishes the SA: rte_hash's lock-free insert is a release store that
 	 * pairs with the acquire in the readers' bucket loads */
-	rc = rte_hash_add_key_data(sa_tab[c.dir], &c.spi, sa);
+	rc = n_live[c.dir] < EGW_ESP_MAX_SA ? rte_hash_add_key_data(sa_tab[c.dir], &c.spi, sa)
+					    : -ENOSPC;
 	if (rc < 0) {
 		if (c.dir == EGW_ESP_DIR_IN && c.mode == EGW_ESP_MODE_TUNNEL)
 			local_ref(c.tun_dst.family, c.tun_dst.a, -1);
@@ -730,6 +755,7 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 		rc = -ENOSPC;
 		goto fail;
 	}
+	sa_live[c.dir][n_live[c.dir]++] = sa;
 	if (c.dir == EGW_ESP_DIR_IN && c.natt)
 		__atomic_fetch_add(&natt_refs[c.natt_dport], 1, __ATOMIC_RELAXED);
 	rc = 0;
@@ -773,6 +799,7 @@ egw_esp_sa_del(uint32_t spi, enum egw_esp_dir dir, char *err, size_t errlen)
 		snprintf(err, errlen, "SA 0x%x: hash delete failed", spi);
 		return -ENOENT;
 	}
+	live_remove(dir, sa);
 	if (dir == EGW_ESP_DIR_IN && sa->natt)
 		__atomic_fetch_sub(&natt_refs[sa->conf.natt_dport], 1, __ATOMIC_RELAXED);
 	if (dir == EGW_ESP_DIR_IN && sa->mode == EGW_ESP_MODE_TUNNEL)
@@ -959,24 +986,21 @@ service_life(struct egw_esp_sa *sa)
 unsigned int
 egw_esp_service(void)
 {
-	const void *key;
-	void *data;
 	unsigned int done = 0;
-	uint32_t it;
+	uint32_t i;
 	int d;
 
 	if (ctrl_mgr == NULL)
 		return 0;
-	for (d = 0; d < 2; d++) {
-		it = 0;
-		while (rte_hash_iterate(sa_tab[d], &key, &data, &it) >= 0) {
-			struct egw_esp_sa *sa = data;
+	/* neither service deletes an SA: the array holds still */
+	for (d = 0; d < 2; d++)
+		for (i = 0; i < n_live[d]; i++) {
+			struct egw_esp_sa *sa = sa_live[d][i];
 
 			if (d == EGW_ESP_DIR_OUT)
 				done += service_seq(sa);
 			done += service_life(sa);
 		}
-	}
 	return done;
 }
 
