@@ -10,7 +10,7 @@ numbered UDP/IPv4 frame a second upstream, while the uplink's kernel side
 sends each of them one numbered frame a second downstream. Then a second
 edgegw (pppoeflood.Generator) replays a capture of 1,000,000 PADI and PADR
 frames from random MACs (half PADIs, four in ten PADRs with a made-up
-AC-Cookie, one in ten without one), in a loop at full speed, through
+AC-Cookie, one in ten without one), in a loop at FLOOD_PPS, through
 net_af_packet into the access tap's kernel side, until it has sent at least
 1,000,000 frames and four new clients, started 1 s into the flood and
 retrying every 0.34 s (inside the per-MAC rate), have each got a session,
@@ -74,6 +74,12 @@ N_SESS = 1000          # bound sessions kept through the flood
 N_NEW = 4              # clients that set up a session during the flood
 FLOOD_MIN = 1000000    # flood frames at least
 FLOOD_MAX_S = 75       # flood at most this long (the new clients' deadline)
+# the flood's rate, 20 times the guard's 2,000 PADIs and PADRs a second: at
+# full speed (66,000-82,000 frames/s here) the flood fills the access tap's
+# queue, the clients' sends then wait behind it (ENOBUFS, tried again), and
+# a reader thread blocked answering an Echo-Request for over 3 s made
+# edgegw close every session: the test's tap, not edgegw's control path
+FLOOD_PPS = 40000
 DATA_PERIOD = 1.0      # one numbered frame per session and direction
 RSS_BOUND_KIB = 16 * 1024
 PADI_RATE = 2000       # 'pppoe limit padi|padr' defaults (all clients, per s)
@@ -250,7 +256,8 @@ class T:
             if up:
                 self.acc = pf.LosslessPort(IF_A)
                 self.upl = pf.LosslessPort(IF_U)
-                self.gen = pf.Generator(c, self.binary, IF_A, pcap, "egwtest_%s_gen" % NAME)
+                self.gen = pf.Generator(c, self.binary, IF_A, pcap, "egwtest_%s_gen" % NAME,
+                                       pps=FLOOD_PPS)
                 if c.check(self.gen.ok, "generator edgegw up (replay of %s)" % pcap):
                     self.flows()
         finally:
