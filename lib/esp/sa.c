@@ -27,10 +27,11 @@ RTE_LOG_REGISTER_DEFAULT(egw_esp_logtype, NOTICE);
 struct rte_rcu_qsbr *esp_qsbr;
 
 static struct rte_hash *sa_tab[2];
-/* The SAs of each table, packed, for the control path's walks: a walk of
- * sa_tab by rte_hash_iterate() reads every bucket of the 8,192 entries
- * (64 KiB a table), and egw_esp_service() walks both on every control
- * poll, a thousand times a second, whatever the number of SAs. Written
+/* The SAs of each table, packed, for the control path's walks (the
+ * service, the search by key): a walk of sa_tab by rte_hash_iterate()
+ * reads every bucket of the 8,192 entries (64 KiB a table), and
+ * egw_esp_service() walks both on every control poll, a thousand times a
+ * second, whatever the number of SAs. Written
  * with sa_tab, on the control path only. */
 static struct egw_esp_sa *sa_live[2][EGW_ESP_MAX_SA];
 static uint32_t n_live[2];
@@ -575,20 +576,13 @@ next_limit(const struct egw_esp_sa *sa, uint64_t from)
 static struct egw_esp_sa *
 sa_with_key(const uint8_t fp[16])
 {
-	const void *key;
-	void *data;
-	uint32_t it;
+	uint32_t i;
 	int d;
 
-	for (d = 0; d < 2; d++) {
-		it = 0;
-		while (rte_hash_iterate(sa_tab[d], &key, &data, &it) >= 0) {
-			struct egw_esp_sa *o = data;
-
-			if (memcmp(o->key_fp, fp, sizeof(o->key_fp)) == 0)
-				return o;
-		}
-	}
+	for (d = 0; d < 2; d++)
+		for (i = 0; i < n_live[d]; i++)
+			if (memcmp(sa_live[d][i]->key_fp, fp, sizeof(sa_live[d][i]->key_fp)) == 0)
+				return sa_live[d][i];
 	return NULL;
 }
 
