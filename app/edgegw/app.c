@@ -115,6 +115,8 @@ egw_app_init(void)
 		egw.engine = &egw_fwd_io;
 	rc = setup_control_lcore();
 	if (rc == 0)
+		rc = egw_control_init();
+	if (rc == 0)
 		rc = egw_workers_init();
 	if (rc == 0)
 		egw_pppoe_stage_install();

@@ -12,11 +12,16 @@
  * and so has each worker's ctrl_tx_ring (egw_control_tx()).
  */
 #include <errno.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
+#include <rte_atomic.h>
 #include <rte_cycles.h>
 #include <rte_launch.h>
 
 #include "egw.h"
+#include "egw_esp.h"
 #include "egw_rxtok.h"
 #include "egw_xdp.h"
 
@@ -26,6 +31,118 @@
 /* Free room every ring to a worker must have before input is read: a round
  * of CTRL_BUDGET frames makes at most two frames each */
 #define CTRL_TX_RESERVE (2 * CTRL_BUDGET)
+
+/*
+ * Sleeping without a fixed poll. The control thread says it sleeps, looks
+ * at its rings once more and waits in poll() on an eventfd. A worker that
+ * hands it a frame, or whose ESP run needs the sequence limit extended,
+ * calls egw_control_wake(), which writes the eventfd only if the thread
+ * sleeps (once per sleep: the first caller clears the flag). Each side
+ * stores, fences, then loads what the other stored (the ring's tail or
+ * the flag), so no wakeup is lost. What no worker can announce (the host's
+ * frames on the exception ports, RADIUS and rxtokens sockets, timers) is
+ * polled every CTRL_BUSY_MS for CTRL_BUSY_POLLS polls after the last work,
+ * then every CTRL_IDLE_MS; every CTRL_BUSY_MS while rxtokens consumers are
+ * attached (their returns come through shared memory).
+ */
+#define CTRL_BUSY_MS 1
+#define CTRL_BUSY_POLLS 16
+#define CTRL_IDLE_MS 10
+
+static struct {
+	int sleeping; /* written by the control thread and by the first waker */
+} ctrl_sleep __rte_cache_aligned;
+static int ctrl_efd = -1;
+static unsigned int ctrl_idle_polls;
+
+int
+egw_control_init(void)
+{
+	ctrl_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ctrl_efd < 0) {
+		fprintf(stderr, "error: eventfd for the control path: %s\n", strerror(errno));
+		return -errno;
+	}
+	egw_esp_set_wake(egw_control_wake);
+	return 0;
+}
+
+void
+egw_control_wake(void)
+{
+	uint64_t one = 1;
+
+	/* pairs with the fence in egw_control_wait(): the caller's ring
+	 * enqueue (or sequence reservation) before, the flag after */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ctrl_sleep.sleeping, __ATOMIC_RELAXED) == 0 ||
+	    __atomic_exchange_n(&ctrl_sleep.sleeping, 0, __ATOMIC_RELAXED) == 0)
+		return;
+	if (write(ctrl_efd, &one, sizeof(one)) < 0) {
+		/* only EAGAIN (the counter is full) can happen: it is awake then */
+	}
+}
+
+/* Input in a ring from a worker. */
+static bool
+control_input(void)
+{
+	unsigned int p;
+	uint16_t i;
+
+	for (i = 0; i < egw.nb_workers; i++)
+		for (p = 0; p < EGW_CTRL_PRIO_MAX; p++) {
+			struct rte_ring *r = egw.workers[i]->ctrl_ring[p];
+
+			if (r != NULL && !rte_ring_empty(r))
+				return true;
+		}
+	return false;
+}
+
+bool
+egw_control_wait(unsigned int work, int fd)
+{
+	struct pollfd pfd[2];
+	unsigned int nfd = 0;
+	int timeout, n;
+	uint64_t v;
+
+	if (work != 0) {
+		ctrl_idle_polls = 0;
+		timeout = 0;
+	} else if (ctrl_idle_polls < CTRL_BUSY_POLLS || egw_rxtok_consumer_count() != 0) {
+		ctrl_idle_polls++;
+		timeout = CTRL_BUSY_MS;
+	} else {
+		timeout = CTRL_IDLE_MS;
+	}
+	if (timeout != 0) {
+		__atomic_store_n(&ctrl_sleep.sleeping, 1, __ATOMIC_RELAXED);
+		/* pairs with the fence in egw_control_wake() */
+		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (control_input())
+			timeout = 0;
+	}
+	if (timeout == 0 && fd < 0) {
+		__atomic_store_n(&ctrl_sleep.sleeping, 0, __ATOMIC_RELAXED);
+		return false;
+	}
+	pfd[nfd++] = (struct pollfd){.fd = ctrl_efd, .events = POLLIN};
+	if (fd >= 0)
+		pfd[nfd++] = (struct pollfd){.fd = fd, .events = POLLIN};
+	n = poll(pfd, nfd, timeout);
+	__atomic_store_n(&ctrl_sleep.sleeping, 0, __ATOMIC_RELAXED);
+	if (n <= 0)
+		return false;
+	if (pfd[0].revents & POLLIN) {
+		EGW_CNT_ADD(egw.ctrl.woken, 1);
+		if (read(ctrl_efd, &v, sizeof(v)) < 0) {
+			/* EAGAIN: another reader took it; nothing is lost */
+		}
+	}
+	return fd >= 0 && (pfd[nfd - 1].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+}
 
 void
 egw_control_set_handler(enum egw_eth_class cls, egw_ctrl_fn fn)
@@ -184,10 +301,8 @@ egw_control_drain(void)
 static int
 control_main(void *arg __rte_unused)
 {
-	while (!__atomic_load_n(&egw.workers_quit, __ATOMIC_ACQUIRE)) {
-		if (egw_control_poll() == 0)
-			rte_delay_us_sleep(200);
-	}
+	while (!__atomic_load_n(&egw.workers_quit, __ATOMIC_ACQUIRE))
+		egw_control_wait(egw_control_poll(), -1);
 	return 0;
 }
 

@@ -227,6 +227,9 @@ struct egw_control_stats {
 	uint64_t tx_drop;
 	/** polls that read no input: the rings to a worker were nearly full */
 	uint64_t tx_backpressure;
+	/** sleeps ended by a worker (egw_control_wake()), not by the timeout;
+	 *  written by the control thread only */
+	uint64_t woken;
 } __rte_cache_aligned;
 
 /** A control-path handler for one frame class; consumes (or frees) m. */
@@ -329,6 +332,12 @@ void egw_workers_free_rings(void);
 /* control.c */
 int egw_control_init(void);
 unsigned int egw_control_poll(void);
+/** Sleep after a poll that did work units of work (none if work != 0)
+ *  until a worker wakes the control path, fd (-1: none) is readable, or
+ *  the idle timeout; control thread only. @return fd is readable. */
+bool egw_control_wait(unsigned int work, int fd);
+/** Any lcore: tell a sleeping control path that input waits. */
+void egw_control_wake(void);
 void egw_control_set_handler(enum egw_eth_class cls, egw_ctrl_fn fn);
 void egw_control_drain(void);
 int egw_control_launch(void);

@@ -5,9 +5,11 @@
  *   edgegw [EAL options] -- [options]
  *
  * The main lcore runs the command line, stats and (unless --control-lcore)
- * the control path; it sleeps in poll() when idle. Workers forward.
+ * the control path; it sleeps in poll() when idle, until a worker hands the
+ * control path work (egw_control_wake()). Workers forward.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,10 @@
 #include <rte_lcore.h>
 
 #include "fwd.h"
+
+/* The main lcore's sleep when the control path runs on a lcore of its own:
+ * the granularity of the stats period and of --idle-exit */
+#define MAIN_IDLE_MS 10
 
 static void
 on_signal(int sig __rte_unused)
@@ -40,19 +46,26 @@ main_loop(void)
 	while (!__atomic_load_n(&egw.quit, __ATOMIC_RELAXED)) {
 		uint64_t now;
 		unsigned int work = 0;
+		bool input;
 
 		if (ctrl_here) {
 			unsigned int n, rounds = 0;
 
 			while ((n = egw_control_poll()) != 0 && rounds++ < 64)
 				work += n;
+			/* until a worker or the terminal wakes it, or the
+			 * timeout the control path's work sets */
+			input = egw_control_wait(work, egw.opts.interactive ? STDIN_FILENO : -1);
+		} else if (egw.opts.interactive) {
+			struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
+
+			input = poll(&pfd, 1, MAIN_IDLE_MS) > 0;
+		} else {
+			rte_delay_us_sleep(MAIN_IDLE_MS * 1000);
+			input = false;
 		}
-		if (egw.opts.interactive) {
-			if (egw_cli_interactive_poll(work ? 0 : 1) != 0)
-				break;
-		} else if (work == 0) {
-			rte_delay_us_sleep(1000);
-		}
+		if (input && egw_cli_interactive_poll(0) != 0)
+			break;
 		now = rte_get_tsc_cycles();
 		if (egw.opts.stats_period != 0 && now >= next_stats) {
 			uint16_t pid;

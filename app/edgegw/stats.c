@@ -271,9 +271,10 @@ egw_show_fwd_stats(FILE *f)
 	fprintf(f,
 		"  Control TX: %" PRIu64 " handed over, %" PRIu64 " freed unsent (ring full, no "
 		"port); sent %" PRIu64 ", refused by the TX queue %" PRIu64
-		"; input paused %" PRIu64 " times (TX rings nearly full)\n",
+		"; input paused %" PRIu64 " times (TX rings nearly full); woken by workers %" PRIu64
+		"\n",
 		EGW_CNT_READ(egw.ctrl.tx), EGW_CNT_READ(egw.ctrl.tx_drop), ctrl_tx, ctrl_tx_drop,
-		EGW_CNT_READ(egw.ctrl.tx_backpressure));
+		EGW_CNT_READ(egw.ctrl.tx_backpressure), EGW_CNT_READ(egw.ctrl.woken));
 	fprintf(f,
 		"  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
 }
@@ -446,9 +447,9 @@ egw_stats_json(const char *path)
 			EGW_CNT_READ(egw.ctrl.drop[r]));
 	fprintf(f,
 		"}, \"tx\": %" PRIu64 ", \"tx_drop\": %" PRIu64 ", \"tx_backpressure\": %" PRIu64
-		"},\n  \"rxtokens\": ",
+		", \"woken\": %" PRIu64 "},\n  \"rxtokens\": ",
 		EGW_CNT_READ(egw.ctrl.tx), EGW_CNT_READ(egw.ctrl.tx_drop),
-		EGW_CNT_READ(egw.ctrl.tx_backpressure));
+		EGW_CNT_READ(egw.ctrl.tx_backpressure), EGW_CNT_READ(egw.ctrl.woken));
 	egw_rxtok_json(f);
 	fprintf(f, ",\n  \"esp\": ");
 	egw_esp_stage_json(f);

@@ -196,6 +196,7 @@ tel_pppoe(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	rte_tel_data_add_dict_u64(d, "ctrl_tx_drop", EGW_CNT_READ(egw.ctrl.tx_drop));
 	rte_tel_data_add_dict_u64(d, "ctrl_tx_backpressure",
 				  EGW_CNT_READ(egw.ctrl.tx_backpressure));
+	rte_tel_data_add_dict_u64(d, "ctrl_woken", EGW_CNT_READ(egw.ctrl.woken));
 	egw_pppoe_stage_drops(drop);
 	for (i = 0; i < EGW_PPPOE_DROP_MAX; i++)
 		rte_tel_data_add_dict_u64(d, egw_pppoe_drop_name(i), drop[i]);

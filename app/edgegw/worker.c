@@ -165,7 +165,7 @@ egw_burst_flush(struct egw_burst *b)
 	struct egw_qstats *qs = b->qs;
 	uint64_t mask = b->tx_ports;
 	uint64_t tx = 0, tx_bytes = 0;
-	unsigned int r;
+	unsigned int r, queued = 0;
 
 	while (mask != 0) {
 		uint16_t port = (uint16_t)__builtin_ctzll(mask);
@@ -195,7 +195,11 @@ egw_burst_flush(struct egw_burst *b)
 		}
 		EGW_CNT_ADD(qs->queued, q);
 		b->nb_ctrl[r] = 0;
+		queued += q;
 	}
+	/* the control path may sleep until told */
+	if (queued != 0)
+		egw_control_wake();
 
 	if (tx != 0) {
 		EGW_CNT_ADD(qs->tx, tx);
@@ -483,6 +487,8 @@ egw_workers_join(void)
 	if (__atomic_load_n(&egw.fwd_running, __ATOMIC_RELAXED))
 		egw_fwd_stop();
 	__atomic_store_n(&egw.workers_quit, 1, __ATOMIC_RELEASE);
+	/* a control lcore of its own may sleep */
+	egw_control_wake();
 	rte_eal_mp_wait_lcore();
 }
 

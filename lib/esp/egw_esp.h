@@ -328,10 +328,20 @@ int egw_esp_policy_walk(enum egw_esp_dir dir,
 /**
  * Control-path service: persist sequence numbers ahead of use, note soft
  * and hard lifetimes (logged once each), free what a grace period released.
- * Call every millisecond or so.
+ * Call every 10 ms or more often, and soon after the wake function is called.
  * @return number of things done (0 when idle).
  */
 unsigned int egw_esp_service(void);
+
+/**
+ * Set the function a worker calls when an outbound SA needs the service
+ * soon: its run crossed the point where egw_esp_service() extends the
+ * persisted sequence limit (half of the last reservation left). The
+ * function must be cheap, safe on any lcore and must not block; it may be
+ * called again on every run until the service has run. NULL (the default):
+ * nobody is told, the service must then be called about every millisecond.
+ */
+void egw_esp_set_wake(void (*fn)(void));
 
 /* ---- data path ----------------------------------------------------- */
 

@@ -222,6 +222,7 @@ struct egw_esp_sa {
 	uint64_t life_hard_packets; /* UINT64_MAX = none */
 	uint64_t life_hard_bytes;
 	uint64_t seq_limit; /* out: last usable number (persisted); acquire-read by workers */
+	uint64_t seq_wake;  /* out: a worker whose run ends past it wakes the control path */
 	int hard_expired;   /* set by the control path (release), read by workers */
 	/* outbound tunnel: the outer IPv4 or IPv6 header (+ UDP with NAT-T)
 	 * with every per-packet field 0 (esp_sa_outer_template) */
@@ -256,6 +257,9 @@ struct egw_esp_sa {
 	uint64_t life_soft_packets;
 	uint64_t life_soft_bytes;
 };
+
+/* egw_esp_set_wake()'s function, or NULL */
+extern void (*esp_wake)(void);
 
 /* What the data path reads of an outbound IPv4 tunnel SA, template
  * included, is in its first 128 bytes; all it reads before the counters in

@@ -508,6 +508,13 @@ encrypt_run(struct egw_esp_ctx *c, struct egw_esp_sa *sa, struct rte_mbuf *out[]
 	base = __atomic_fetch_add(&sa->seq_next, n, __ATOMIC_RELAXED);
 	/* pairs with the release store of the control path once the limit is on disk */
 	limit = __atomic_load_n(&sa->seq_limit, __ATOMIC_ACQUIRE);
+	/* the control path extends the limit; it may sleep until told */
+	if (unlikely(base + n > __atomic_load_n(&sa->seq_wake, __ATOMIC_RELAXED))) {
+		void (*wake)(void) = __atomic_load_n(&esp_wake, __ATOMIC_ACQUIRE);
+
+		if (wake != NULL)
+			wake();
+	}
 	/* AES-GCM is encrypted by direct calls as each packet is ready, unless
 	 * a segment reads its payload from the super-packet (an SGL job) */
 	direct = esp_aead_direct(c, sa) && !c->gso_oop;

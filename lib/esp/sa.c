@@ -51,6 +51,7 @@ live_remove(int dir, const struct egw_esp_sa *sa)
 		}
 }
 static IMB_MGR *ctrl_mgr; /* key schedules and fingerprints on the control path */
+void (*esp_wake)(void);
 static uint16_t natt_refs[65536];
 
 /*
@@ -564,6 +565,17 @@ seq_max(const struct egw_esp_sa *sa)
 	return sa->esn ? UINT64_MAX - 1 : UINT32_MAX;
 }
 
+/* The number past which the workers wake the control path to extend the
+ * limit: service_seq()'s own test, so a sleeping control path is woken by
+ * the run that makes it true (UINT64_MAX: the limit is final). */
+static uint64_t
+seq_wake_at(const struct egw_esp_sa *sa, uint64_t limit)
+{
+	if (limit >= seq_max(sa))
+		return UINT64_MAX;
+	return limit > sa->seq_block / 2 ? limit - sa->seq_block / 2 : 0;
+}
+
 static uint64_t
 next_limit(const struct egw_esp_sa *sa, uint64_t from)
 {
@@ -634,6 +646,7 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 		goto out;
 	}
 	sa->spi = c.spi;
+	sa->seq_wake = UINT64_MAX;
 	sa->spi_be = rte_cpu_to_be_32(c.spi);
 	sa->dir = (uint8_t)c.dir;
 	sa->mode = (uint8_t)c.mode;
@@ -725,6 +738,7 @@ egw_esp_sa_add(const struct egw_esp_sa_conf *conf, char *err, size_t errlen)
 		sa->seq_first = start;
 		sa->seq_next = start;
 		sa->seq_limit = limit;
+		sa->seq_wake = seq_wake_at(sa, limit);
 	}
 	explicit_bzero(c.key, sizeof(c.key));
 	c.key_len = 0;
@@ -936,6 +950,9 @@ service_seq(struct egw_esp_sa *sa)
 	if (rc < 0) {
 		static uint64_t warned;
 
+		/* the polls retry: the workers stop waking the control path */
+		__atomic_store_n(&sa->seq_wake, UINT64_MAX, __ATOMIC_RELAXED);
+
 		if (warned++ % 1000 == 0)
 			ESP_LOG(ERR,
 				"SA 0x%x: cannot persist sequence numbers (%s): stays at %" PRIu64,
@@ -943,6 +960,7 @@ service_seq(struct egw_esp_sa *sa)
 		return 0;
 	}
 	sa->seq_ext_tsc = now;
+	__atomic_store_n(&sa->seq_wake, seq_wake_at(sa, nl), __ATOMIC_RELAXED);
 	/* the numbers up to nl are on disk: workers may use them; pairs with the
 	 * acquire load in the outbound path */
 	__atomic_store_n(&sa->seq_limit, nl, __ATOMIC_RELEASE);
@@ -975,6 +993,12 @@ service_life(struct egw_esp_sa *sa)
 		return 1;
 	}
 	return 0;
+}
+
+void
+egw_esp_set_wake(void (*fn)(void))
+{
+	__atomic_store_n(&esp_wake, fn, __ATOMIC_RELEASE);
 }
 
 unsigned int

@@ -350,6 +350,13 @@ int egw_rxtok_listen(const char *path);
  */
 unsigned int egw_rxtok_service(void);
 
+/**
+ * Number of consumers (any thread). While one exists, egw_rxtok_service()
+ * should run about every millisecond: returns come through shared memory,
+ * and nothing announces them.
+ */
+unsigned int egw_rxtok_consumer_count(void);
+
 /** Close the listening socket and every attachment; destroy everything. */
 void egw_rxtok_fini(void);
 

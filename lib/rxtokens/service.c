@@ -570,6 +570,12 @@ egw_rxtok_service(void)
 	return work;
 }
 
+unsigned int
+egw_rxtok_consumer_count(void)
+{
+	return __atomic_load_n(&rxtok.n_consumers, __ATOMIC_RELAXED);
+}
+
 /* A consumer's match as `show rxtokens` and the logs print it. */
 const char *
 rxtok_match_str(const struct egw_rxtok_consumer *c, char *buf, size_t len)

@@ -356,6 +356,11 @@ def main():
     if s is None:
         c.finish()
     egwtest.check_identity(c, s)
+    # between the kernel's frames the control path sleeps, and the worker
+    # that hands it an ARP or ND frame wakes it (no 1 ms poll)
+    c.check(s.get("control", {}).get("woken", 0) > 0,
+            "the control path was woken by the workers",
+            str(s.get("control", {}).get("woken")))
     ip = s.get("ip", {})
     dp, ctl, drops = ip.get("data_path", {}), ip.get("control", {}), ip.get("drops", {})
     c.check(dp.get("forwarded", 0) > 100, "IP forwarded packets", str(dp.get("forwarded")))

@@ -2966,6 +2966,82 @@ test_service_list(void)
 	CHECK(egw_esp_service() == 0, "all deleted: nothing to do");
 }
 
+/* ---- the wake of a sleeping control path ---------------------------------- */
+
+static unsigned int wakes;
+
+static void
+count_wake(void)
+{
+	wakes++;
+}
+
+/* An outbound SA wakes the control path from the run whose end passes half
+ * of its reservation (where egw_esp_service() extends the limit), not
+ * before; once the service has extended it, the runs are quiet again. */
+static void
+test_seq_wake(void)
+{
+	struct t_sa t = {.aead = EGW_ESP_AES128_GCM, .mode = EGW_ESP_MODE_TUNNEL, .outer = AF_INET};
+	struct t_pkt p = {.family = AF_INET, .proto = IPPROTO_UDP, .plen = 10};
+	static uint8_t frame[512];
+	struct rte_mbuf *in[32], *out[32];
+	struct egw_esp_sa_info info;
+	struct egw_esp_res res;
+	uint32_t len = build(&p, frame);
+	uint64_t first, limit, wake_at, next;
+	unsigned int i, early = 0, bursts = 0;
+	uint16_t n;
+
+	printf("service: workers wake the control path for the sequence limit\n");
+	clear_all();
+	if (sa_pair(0x4200, &t) < 0) {
+		CHECK(0, "seq wake: set-up");
+		return;
+	}
+	if (egw_esp_sa_info(0x4200, EGW_ESP_DIR_OUT, &info) != 0) {
+		CHECK(0, "seq wake: SA info");
+		return;
+	}
+	first = info.seq;
+	limit = info.seq_limit;
+	wake_at = limit - (limit - first + 1) / 2;
+	wakes = 0;
+	egw_esp_set_wake(count_wake);
+	for (next = first; next <= wake_at + 32 && next + 32 <= limit; next += n) {
+		for (i = 0; i < 32; i++)
+			in[i] = mk(frame, len);
+		memset(&res, 0, sizeof(res));
+		n = encrypt(in, 32, out, 32, &res);
+		rte_pktmbuf_free_bulk(out, n);
+		bursts++;
+		if (n != 32) {
+			CHECK(0, "seq wake: 32 ESP packets a burst (%u)", n);
+			break;
+		}
+		if (next + n <= wake_at && wakes != 0 && early++ == 0)
+			CHECK(0, "no wake while more than half is left (next %" PRIu64 ")",
+			      next + n);
+		if (next + n > wake_at)
+			break;
+	}
+	CHECK(early == 0 && wakes == 1,
+	      "one wake, from the run past %" PRIu64 " (first %" PRIu64 ", limit %" PRIu64
+	      "): %u in %u bursts",
+	      wake_at, first, limit, wakes, bursts);
+	CHECK(egw_esp_service() >= 1, "the service extends the limit");
+	CHECK(egw_esp_sa_info(0x4200, EGW_ESP_DIR_OUT, &info) == 0 && info.seq_limit > limit,
+	      "limit extended: %" PRIu64 " > %" PRIu64, info.seq_limit, limit);
+	for (i = 0; i < 32; i++)
+		in[i] = mk(frame, len);
+	memset(&res, 0, sizeof(res));
+	n = encrypt(in, 32, out, 32, &res);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK(n == 32 && wakes == 1, "after the extension the runs are quiet: %u wakes", wakes);
+	egw_esp_set_wake(NULL);
+	clear_all();
+}
+
 /* ---- GSO out of place against the copying path --------------------------- */
 
 /* Is the TCP checksum of clear frame f (IPv4 or IPv6 without extension
@@ -3356,6 +3432,7 @@ main(int argc, char **argv)
 	test_is_esp();
 	test_inbound_lifetime();
 	test_service_list();
+	test_seq_wake();
 	test_gso_oop();
 	test_gso_oop_used();
 	test_iv_unique();
