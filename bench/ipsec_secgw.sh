@@ -83,7 +83,10 @@
 #                        "edgegw secgw"; the ratio is first / second; "io"
 #                        adds edgegw `set fwd io`, no ESP, frames passed
 #                        unchanged: what the generator and memif can carry,
-#                        the ceiling of the figures; not verified)
+#                        the ceiling of the figures; not verified; "base"
+#                        adds the edgegw binary EGW_BENCH_BASE, run as
+#                        edgegw is: a before/after in the same sitting)
+#   EGW_BENCH_BASE       the "base" gateway's edgegw binary
 #   EGW_BENCH_REPS       rounds (default 3)
 #   EGW_BENCH_WARMUP     seconds of traffic before measuring (default 2)
 #   EGW_BENCH_SECS       seconds measured (default 5)
@@ -132,6 +135,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/bench-common.sh"
 
 EDGEGW=${1:-$EGW_ROOT/build/app/edgegw/edgegw}
+BASE=${EGW_BENCH_BASE:-}
 SIZES=${EGW_BENCH_SIZES:-64 1400}
 DIRS=${EGW_BENCH_DIRS:-out in}
 DUTS=${EGW_BENCH_DUTS:-edgegw secgw}
@@ -190,7 +194,10 @@ for v in REPS WARMUP SECS KEEP DP_CPU GEN_CPU DP_MEM GEN_MEM LOAD_WAIT MAX_RUNNA
 	is_uint "${!v}" || die "EGW_BENCH_$v must be a number (is '${!v}')"
 done
 for d in $DIRS; do case $d in out | in) ;; *) die "EGW_BENCH_DIRS: out, in" ;; esac; done
-for d in $DUTS; do case $d in edgegw | secgw | io) ;; *) die "EGW_BENCH_DUTS: edgegw, secgw, io" ;; esac; done
+for d in $DUTS; do case $d in edgegw | secgw | io | base) ;; *) die "EGW_BENCH_DUTS: edgegw, secgw, io, base" ;; esac; done
+case " $DUTS " in
+*" base "*) [ -x "$BASE" ] || die "EGW_BENCH_DUTS has base: EGW_BENCH_BASE must name an edgegw binary (is '$BASE')" ;;
+esac
 for s in $SIZES; do
 	if ! is_uint "$s" || [ "$s" -lt 64 ] || [ "$s" -gt 1400 ]; then
 		die "EGW_BENCH_SIZES: 64..1400 (the ESP frame must fit an MTU of 1500)"
@@ -372,13 +379,15 @@ run_one() {
 	local p=0 u=1
 	[ "$d" = out ] || { p=1 u=0; }
 	case $dut in
-	edgegw | io)
+	edgegw | io | base)
 		if [ "$dut" = io ]; then
 			echo "set fwd io" >"$OUT/$tag.dp.cmd"
 		else
 			egw_config "$p" "$u" "$OUT/$tag.dp.cmd"
 		fi
-		"$EDGEGW" --lcores "0@$GEN_CPU,1@$DP_CPU" --main-lcore 0 --no-pci \
+		local bin=$EDGEGW
+		[ "$dut" = base ] && bin=$BASE
+		"$bin" --lcores "0@$GEN_CPU,1@$DP_CPU" --main-lcore 0 --no-pci \
 			--file-prefix "$DP_PREFIX" --socket-mem "$DP_MEM" "${vdev[@]}" \
 			-- --cmdline-file "$OUT/$tag.dp.cmd" --stats-json "$OUT/$tag.dp.json" \
 			"${EGW_ARGS[@]}" >"$dplog" 2>&1 &
@@ -486,8 +495,9 @@ wait_quiet() {
 
 
 {
-	echo "command: EGW_BENCH_SIZES=\"$SIZES\" EGW_BENCH_DIRS=\"$DIRS\" EGW_BENCH_DUTS=\"$DUTS\" EGW_BENCH_REPS=$REPS EGW_BENCH_WARMUP=$WARMUP EGW_BENCH_SECS=$SECS EGW_BENCH_SECGW=$SECGW_MODE EGW_BENCH_SECGW_PMD=$SECGW_PMD EGW_BENCH_ZC=$ZC EGW_BENCH_EGW_ARGS=\"${EGW_ARGS[*]}\" $0 $EDGEGW"
+	echo "command: EGW_BENCH_SIZES=\"$SIZES\" EGW_BENCH_DIRS=\"$DIRS\" EGW_BENCH_DUTS=\"$DUTS\" EGW_BENCH_REPS=$REPS EGW_BENCH_WARMUP=$WARMUP EGW_BENCH_SECS=$SECS EGW_BENCH_SECGW=$SECGW_MODE EGW_BENCH_SECGW_PMD=$SECGW_PMD EGW_BENCH_ZC=$ZC EGW_BENCH_EGW_ARGS=\"${EGW_ARGS[*]}\" EGW_BENCH_BASE=$BASE $0 $EDGEGW"
 	echo "edgegw: $EDGEGW ($(git -C "$EGW_ROOT" describe --always --dirty 2>/dev/null || echo '?'))"
+	[ -z "$BASE" ] || echo "base: $BASE ($(git -C "$(dirname "$BASE")" describe --always --dirty 2>/dev/null || echo '?'))"
 	echo "ipsec-secgw: ${SECGW_BIN:--} (DPDK $VER, setup $SECGW_MODE, crypto_${SECGW_PMD}, ${secgw_args[*]})"
 	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; kernel $(uname -r)"
 } >"$OUT/info.txt"

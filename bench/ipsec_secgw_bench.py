@@ -270,12 +270,15 @@ def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable, near):
           "with FCS" % (secs, warmup, reps))
     print()
     hdr = "| cell | " + " | ".join("%s Mpps" % d for d in duts)
-    pair = [x for x in duts if x != "io"]
+    pair = [x for x in duts if x not in ("io", "base")]
     pair = pair if len(pair) == 2 else None
-    if pair:
-        hdr += " | ratio %s/%s" % tuple(pair)
+    # the base build against the same peer
+    bpair = ("base", pair[1]) if pair and "base" in duts and pair[0] == "edgegw" else None
+    for p in (pair, bpair):
+        if p:
+            hdr += " | ratio %s/%s" % tuple(p)
     print(hdr + " |")
-    print("|---" * (len(duts) + 1 + (pair is not None)) + "|")
+    print("|---" * (len(duts) + 1 + (pair is not None) + (bpair is not None)) + "|")
     for d in dirs:
         for size in sizes:
             med, cells = {}, []
@@ -291,9 +294,10 @@ def cmd_report(out, sizes, dirs, duts, reps, secs, warmup, max_runnable, near):
                     for x in rr)))
             line = "| %s %s B | %s" % ("outbound" if d == "out" else "inbound", size,
                                         " | ".join(cells))
-            if pair:
-                line += " | %s" % ("%.3f" % (med[pair[0]] / med[pair[1]])
-                                   if pair[0] in med and med.get(pair[1]) else "-")
+            for p in (pair, bpair):
+                if p:
+                    line += " | %s" % ("%.3f" % (med[p[0]] / med[p[1]])
+                                       if p[0] in med and med.get(p[1]) else "-")
             print(line + " |")
     print("(rounds: n = the two CPUs near, sharing a cache, f = far, ? = mixed or unknown: "
           "core-to-core round trip before and after the run below %g ns or not, or its "
