@@ -28,7 +28,7 @@ struct rte_rcu_qsbr *esp_qsbr;
 
 static struct rte_hash *sa_tab[2];
 /* The SAs of each table, packed, for the control path's walks (the
- * service, the search by key): a walk of sa_tab by rte_hash_iterate()
+ * service, the search by key, egw_esp_sa_walk()): a walk of sa_tab by rte_hash_iterate()
  * reads every bucket of the 8,192 entries (64 KiB a table), and
  * egw_esp_service() walks both on every control poll, a thousand times a
  * second, whatever the number of SAs. Written
@@ -901,9 +901,7 @@ egw_esp_sa_walk(int (*fn)(const struct egw_esp_sa_info *info, void *arg), void *
 {
 	struct egw_esp_sa_info info;
 	struct egw_esp_sa **list;
-	const void *key;
-	void *data;
-	uint32_t it, n, i;
+	uint32_t n, i;
 	int d, rc = 0;
 
 	if (ctrl_mgr == NULL)
@@ -912,10 +910,9 @@ egw_esp_sa_walk(int (*fn)(const struct egw_esp_sa_info *info, void *arg), void *
 	if (list == NULL)
 		return -ENOMEM;
 	for (d = 0; d < 2 && rc == 0; d++) {
-		n = 0;
-		it = 0;
-		while (n < EGW_ESP_MAX_SA && rte_hash_iterate(sa_tab[d], &key, &data, &it) >= 0)
-			list[n++] = data;
+		/* a copy, sorted by SPI for the show commands */
+		n = n_live[d];
+		memcpy(list, sa_live[d], sizeof(*list) * n);
 		qsort(list, n, sizeof(*list), spi_cmp);
 		for (i = 0; i < n && rc == 0; i++) {
 			sa_info(list[i], &info);

@@ -2946,6 +2946,18 @@ test_service_list(void)
 	}
 	CHECK(egw_esp_sa_del(0xc001, EGW_ESP_DIR_IN, err, sizeof(err)) == 0, "delete 0x%x: %s",
 	      0xc001, err);
+	{
+		/* the show commands' walk: the SAs left, by SPI (0xc003, moved
+		 * into the hole, comes last) */
+		static struct walk_arg wa;
+
+		wa.dir = EGW_ESP_DIR_IN;
+		wa.n = 0;
+		egw_esp_sa_walk(collect, &wa);
+		CHECK(wa.n == 2 && wa.spis[0] == 0xc002 && wa.spis[1] == 0xc003,
+		      "walk after the delete: %u inbound SAs, 0x%x 0x%x", wa.n, wa.spis[0],
+		      wa.spis[1]);
+	}
 	memset(&res, 0, sizeof(res));
 	in[0] = mk(frame, len);
 	n = encrypt(in, 1, out, 1, &res);
