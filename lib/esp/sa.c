@@ -28,11 +28,10 @@ struct rte_rcu_qsbr *esp_qsbr;
 
 static struct rte_hash *sa_tab[2];
 /* The SAs of each table, packed, for the control path's walks (the
- * service, the search by key, egw_esp_sa_walk()): a walk of sa_tab by rte_hash_iterate()
- * reads every bucket of the 8,192 entries (64 KiB a table), and
- * egw_esp_service() walks both on every control poll, a thousand times a
- * second, whatever the number of SAs. Written
- * with sa_tab, on the control path only. */
+ * service, the search by key, egw_esp_sa_walk()): a walk of sa_tab by
+ * rte_hash_iterate() reads every bucket of the 8,192 entries (64 KiB a
+ * table) whatever the number of SAs, and egw_esp_service() walks both on
+ * every control poll. Written with sa_tab, on the control path only. */
 static struct egw_esp_sa *sa_live[2][EGW_ESP_MAX_SA];
 static uint32_t n_live[2];
 
