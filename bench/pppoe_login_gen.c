@@ -499,6 +499,10 @@ main(int argc, char **argv)
 		unsigned int j = 0, n99 = (nb * 99 + 99) / 100;
 		double s = (double)((last_bound > t0 ? last_bound : t0) - t0) / 1000.0, s99 = 0;
 
+		if (l == NULL || tb == NULL) {
+			perror("results");
+			return 2;
+		}
 		for (i = 0; i < nb; i++)
 			if (lat[i] != 0) {
 				tb[j] = cls[i].t_bound - t0;
@@ -518,5 +522,8 @@ main(int argc, char **argv)
 		free(l);
 		free(tb);
 	}
+	free(cls);
+	free(lat);
+	close(fd);
 	return bound == nb ? 0 : 1;
 }
