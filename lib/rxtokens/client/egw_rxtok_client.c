@@ -422,12 +422,24 @@ egw_rxtok_client_attach(const char *socket_path, const char *consumer, char *err
 	if (len != (ssize_t)sizeof(hello)) {
 		ret = len < 0 ? -errno : -EPROTO;
 		set_err(err, errlen, "sending the hello to %s: %s", socket_path, strerror(-ret));
-		goto fail;
+		/* a server that refuses a peer at once (its uid has no consumer)
+		 * writes its refusal and closes, maybe before the hello is sent:
+		 * the refusal is still queued, and it is the answer to report */
+		if (ret != -EPIPE && ret != -ECONNRESET)
+			goto fail;
 	}
 	memset(&w, 0, sizeof(w));
-	ret = recv_welcome(cl->sock, socket_path, &w, fds, &nfds, err, errlen);
-	if (ret < 0)
-		goto fail;
+	if (len != (ssize_t)sizeof(hello)) {
+		char err2[8];
+
+		if (recv_welcome(cl->sock, socket_path, &w, fds, &nfds, err2, sizeof(err2)) < 0 ||
+		    w.magic != EGW_RXTOK_HELLO_MAGIC || w.status >= 0)
+			goto fail;
+	} else {
+		ret = recv_welcome(cl->sock, socket_path, &w, fds, &nfds, err, errlen);
+		if (ret < 0)
+			goto fail;
+	}
 	if (w.magic != EGW_RXTOK_HELLO_MAGIC) {
 		set_err(err, errlen, "welcome from %s has bad magic 0x%08x, expected 0x%08x",
 			socket_path, w.magic, EGW_RXTOK_HELLO_MAGIC);
