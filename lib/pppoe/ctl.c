@@ -42,6 +42,38 @@ static const char *const cnt_names[PPPOE_CNT_MAX] = {
 #define CTL_SCRATCH 9216
 static uint8_t ctl_scratch[CTL_SCRATCH] __rte_cache_aligned;
 
+/* Frames held by pppoe_tx_hold() (pppoe_private.h), in the order made. */
+#define TX_HOLD_MAX 16
+static struct {
+	unsigned int depth;
+	unsigned int n;
+	uint16_t port[TX_HOLD_MAX];
+	struct rte_mbuf *m[TX_HOLD_MAX];
+} tx_hold;
+
+static void
+tx_hold_flush(void)
+{
+	unsigned int i, n = tx_hold.n;
+
+	tx_hold.n = 0;
+	for (i = 0; i < n; i++)
+		pppoe_g.tx(tx_hold.port[i], tx_hold.m[i], pppoe_g.tx_arg);
+}
+
+void
+pppoe_tx_hold(void)
+{
+	tx_hold.depth++;
+}
+
+void
+pppoe_tx_release(void)
+{
+	if (tx_hold.depth > 0 && --tx_hold.depth == 0)
+		tx_hold_flush();
+}
+
 /* Most PPP information bytes sent before LCP sets the peer's MRU (RFC 2516). */
 #define PPPOE_DEF_PAYLOAD 1492
 
@@ -399,6 +431,13 @@ pppoe_frame_send(uint16_t port, struct rte_mbuf *m, uint16_t payload_len)
 	m->data_len = (uint16_t)(m->data_len + payload_len);
 	m->pkt_len = m->data_len;
 	PPPOE_CNT_INC(FRAMES_TX);
+	if (tx_hold.depth > 0) {
+		if (tx_hold.n == TX_HOLD_MAX)
+			tx_hold_flush();
+		tx_hold.port[tx_hold.n] = port;
+		tx_hold.m[tx_hold.n++] = m;
+		return;
+	}
 	pppoe_g.tx(port, m, pppoe_g.tx_arg);
 }
 

@@ -368,8 +368,8 @@ data_discard(const struct ppp_fsm *ncp)
 		PPPOE_CNT_INC(NCP_NOT_OPEN);
 }
 
-void
-ppp_input(struct pppoe_sess *s, const uint8_t *p, uint16_t len)
+static void
+ppp_dispatch(struct pppoe_sess *s, const uint8_t *p, uint16_t len)
 {
 	struct ppp_sess *ps = s->ppp;
 	uint16_t proto, hl;
@@ -437,4 +437,14 @@ ppp_input(struct pppoe_sess *s, const uint8_t *p, uint16_t len)
 			PPPOE_CNT_INC(PPP_UNKNOWN_PROTO);
 		break;
 	}
+}
+
+/* One frame of a session: its replies leave when it is handled (held:
+ * pppoe_tx_hold()), after the state they announce. */
+void
+ppp_input(struct pppoe_sess *s, const uint8_t *p, uint16_t len)
+{
+	pppoe_tx_hold();
+	ppp_dispatch(s, p, len);
+	pppoe_tx_release();
 }

@@ -329,8 +329,21 @@ int pppoe_sess_send(struct pppoe_sess *s, uint16_t proto, const void *data, uint
 struct rte_mbuf *pppoe_frame_alloc(uint16_t port, const struct rte_ether_addr *dst, uint8_t n_vlan,
 				   const uint16_t tci[2], const rte_be16_t tpid[2], uint16_t etype,
 				   uint8_t **payload);
-/** Set the lengths (payload bytes written after the header) and transmit. */
+/** Set the lengths (payload bytes written after the header) and transmit
+ *  (or hold, between pppoe_tx_hold() and pppoe_tx_release()). */
 void pppoe_frame_send(uint16_t port, struct rte_mbuf *m, uint16_t payload_len);
+/**
+ * Hold the frames made from here and hand them to the application, in the
+ * order made, at the matching pppoe_tx_release() (nested: the outermost):
+ * a reply never leaves before the data-path state it announces. ppp_input()
+ * holds while it handles one frame: the Configure-Ack that opens IPCP in
+ * Ack-Rcvd is made before this-layer-up binds the session (fsm.c keeps the
+ * RFC's order), and held, it leaves after the bind, so a peer that sends
+ * data the moment it has the Ack finds the data path ready. One frame makes
+ * a few replies; a full hold (16) sends what it holds first, in order.
+ */
+void pppoe_tx_hold(void);
+void pppoe_tx_release(void);
 
 /** Tags of a received frame: TCIs from the mbuf, TPIDs read from the frame. */
 void pppoe_frame_tags(const struct rte_mbuf *m, uint8_t *n_vlan, uint16_t tci[2],

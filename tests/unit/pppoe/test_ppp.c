@@ -67,16 +67,23 @@ static const struct rte_ether_addr client_mac = {{0x02, 0x11, 0x22, 0x33, 0x44, 
 
 static struct rte_mbuf *txq[TXQ_MAX];
 static unsigned int txn, txr;
+/* a session whose data-path NCP bits tx_cb() notes with each frame: what
+ * a peer could find the moment the frame leaves */
+static const struct pppoe_sess_fp *tx_watch;
+static uint8_t tx_watch_ncp[TXQ_MAX];
 
 static void
 tx_cb(uint16_t port, struct rte_mbuf *m, void *arg)
 {
 	RTE_SET_USED(port);
 	RTE_SET_USED(arg);
-	if (txn < TXQ_MAX)
+	if (txn < TXQ_MAX) {
+		tx_watch_ncp[txn] =
+			tx_watch != NULL ? __atomic_load_n(&tx_watch->ncp, __ATOMIC_ACQUIRE) : 0;
 		txq[txn++] = m;
-	else
+	} else {
 		rte_pktmbuf_free(m);
+	}
 }
 
 static void
@@ -1593,6 +1600,37 @@ test_ipcp(void)
 	CHECK(egw_pppoe_user_del("bob") == 0, "user bob deleted");
 }
 
+/*
+ * The Configure-Ack that opens IPCP in Ack-Rcvd (sca and tlu in one event)
+ * leaves after the session is bound: a peer that sends data the moment it
+ * has the Ack finds the data path ready, however late the control path is
+ * scheduled between the two.
+ */
+static void
+test_ipcp_ack_after_bind(void)
+{
+	struct frame q4, q6, f;
+	struct pppoe_sess *s = net_session(&q4, &q6);
+	unsigned int i;
+
+	if (s == NULL)
+		return;
+	ack_frame(s, PPP_IPCP, &q4);
+	CHECK(s->ppp->ipcp.state == PPP_ST_ACK_RCVD, "our IPCP request acked first");
+	ipcp_peer_req(s, 1, 0);
+	expect_code("ipcp nak with the address", PPP_IPCP, PPP_CODE_CONF_NAK, &f);
+	tx_watch = s->fp;
+	i = txn;
+	ipcp_peer_req(s, 2, s->ppp->addr);
+	tx_watch = NULL;
+	if (expect_code("ipcp ack", PPP_IPCP, PPP_CODE_CONF_ACK, &f))
+		CHECK(tx_watch_ncp[i] & PPPOE_NCP_IP4,
+		      "the Ack that opens IPCP leaves after the data path is bound (ncp %#x)",
+		      tx_watch_ncp[i]);
+	CHECK(s->ppp->ipcp.state == PPP_ST_OPENED, "IPCP opened");
+	sess_end(s);
+}
+
 /* IPCP and IPv6CP Configure-Requests with an option twice: the repeats rejected */
 static void
 test_ncp_repeated(void)
@@ -1989,6 +2027,7 @@ main(int argc, char **argv)
 	test_chap();
 	test_auth_timeout();
 	test_ipcp();
+	test_ipcp_ack_after_bind();
 	test_ncp_repeated();
 	test_ipcp_no_address();
 	test_ncp_timeout();
