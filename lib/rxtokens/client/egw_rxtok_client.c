@@ -430,9 +430,8 @@ egw_rxtok_client_attach(const char *socket_path, const char *consumer, char *err
 	}
 	memset(&w, 0, sizeof(w));
 	if (len != (ssize_t)sizeof(hello)) {
-		char err2[8];
-
-		if (recv_welcome(cl->sock, socket_path, &w, fds, &nfds, err2, sizeof(err2)) < 0 ||
+		/* no refusal queued: the send's error stands */
+		if (recv_welcome(cl->sock, socket_path, &w, fds, &nfds, NULL, 0) < 0 ||
 		    w.magic != EGW_RXTOK_HELLO_MAGIC || w.status >= 0)
 			goto fail;
 	} else {
