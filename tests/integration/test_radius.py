@@ -831,6 +831,10 @@ def run(c, binary, srv):
     c.eq(rc, 0, "edgegw exit status")
     out, err = e.stdout(), e.e.stderr()
     egwtest.scan_sanitizer(err)
+    if c.failed:
+        # edgegw's drop reasons at exit: a data-path check that failed
+        # (a frame that never arrived) names its cause here
+        print("\n".join(ln for ln in out.splitlines() if ln.strip().startswith("drop ")))
     c.check(egwtest.wait_for(lambda: any(r.get("Acct-Status-Type") == "Accounting-Off"
                                          for r in secondary.records()), 3),
             "Accounting-Off on the secondary at exit")
