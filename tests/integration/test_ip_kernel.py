@@ -33,6 +33,8 @@ import egwtest  # noqa: E402
 
 IF0, IF1 = "egwr0", "egwr1"
 NSA, NSB = "egwA", "egwB"
+# the kernel sides' own MACs (not the ports', which net_tap gives them)
+KMAC = {IF0: "02:00:00:6b:00:01", IF1: "02:00:00:6b:00:02"}
 
 
 def sh(*cmd, timeout=30):
@@ -241,6 +243,10 @@ def main():
                 "show ip route: connected route of port 0", "")
         c.check(re.search(r"fe80::[0-9a-f:]+/64 \(link-local\)", out) is not None,
                 "show ip address: an EUI-64 link-local address")
+        # net_tap gives its kernel side the port's MAC: edgegw's own, read
+        # here; the kernel neighbours then get MACs of their own, so a frame
+        # edgegw addressed to itself (not to the neighbour it resolved)
+        # would not be taken by the kernel
         mac0 = open("/sys/class/net/%s/address" % IF0).read().strip()
         for n, ifn, a4, a6, gw4, gw6 in ((NSA, IF0, "203.0.113.2/24", "2001:db8:a::2/64",
                                          "203.0.113.1", "2001:db8:a::1"),
@@ -250,7 +256,8 @@ def main():
             rc, o = sh("ip", "link", "set", ifn, "netns", n)
             if not c.check(rc == 0, "move %s into namespace %s" % (ifn, n), o.strip()):
                 return
-            for args in (["ip", "link", "set", "lo", "up"],
+            for args in (["ip", "link", "set", ifn, "address", KMAC[ifn]],
+                         ["ip", "link", "set", "lo", "up"],
                          ["ip", "addr", "add", a4, "dev", ifn],
                          ["ip", "-6", "addr", "add", a6, "dev", ifn, "nodad"],
                          ["ip", "link", "set", ifn, "up"],
@@ -386,6 +393,9 @@ def main():
         n = nb.get((a, p))
         c.check(n is not None and n["state"] in ("reachable", "stale", "delay", "probe"),
                 "neighbour %s on port %u resolved" % (a, p), n["state"] if n else "missing")
+        want = KMAC[IF0 if p == 0 else IF1]
+        c.check(n is not None and n["mac"].lower() == want,
+                "neighbour %s: the kernel's own MAC %s" % (a, want), n["mac"] if n else "")
     ex = ip.get("exception", [])
     c.check(len(ex) == 1 and ex[0]["to_host"] >= 6 and ex[0]["from_host"] >= 6,
             "exception path of port 0 carried both ways", repr(ex))
