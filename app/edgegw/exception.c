@@ -37,6 +37,7 @@
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
+#include <netlink/route/link/inet6.h>
 
 #include <rte_malloc.h>
 
@@ -221,6 +222,26 @@ egw_exception_add(uint16_t port, const char *name, char *err, size_t errlen)
 		rc = -EIO;
 	if (rc == 0 && (req = rtnl_link_alloc()) == NULL)
 		rc = -ENOMEM;
+	if (rc == 0) {
+		/* no IPv6 link-local of the kernel's own making (stable-privacy
+		 * or EUI-64), set while the link is down: the port's link-local
+		 * (copy_addr()) is the TUN's only one, so what the host sends to
+		 * link-scope groups (MLD, OSPFv3) comes from an address of the
+		 * port, which edgegw sends on, not from one it refuses
+		 * (exception_bad_source) */
+		rc = rtnl_link_inet6_set_addr_gen_mode(req, IN6_ADDR_GEN_MODE_NONE);
+		if (rc == 0)
+			rc = rtnl_link_change(exc_nl, cur, req, 0);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s: IPv6 address generation off: %s", x->name,
+				 nl_geterror(rc));
+			rc = -EIO;
+		}
+		rtnl_link_put(req);
+		req = rc == 0 ? rtnl_link_alloc() : NULL;
+		if (rc == 0 && req == NULL)
+			rc = -ENOMEM;
+	}
 	if (rc == 0) {
 		rtnl_link_set_mtu(req, mtu);
 		rtnl_link_set_flags(req, IFF_UP);

@@ -347,6 +347,12 @@ def main():
         if c.check(ll is not None, "edgegw's link-local address of port 0"):
             mcast(c, NSA, None, "6", "ff02::fb", IF0, "egwx0", ll.group(1),
                   "IPv6 link-scope multicast from the host (edgegw's link-local) reaches egwA")
+            # the TUN's only link-local is the port's: a daemon that lets
+            # the kernel choose the source (MLD, OSPFv3) speaks from it
+            rc, o = sh("ip", "-6", "-o", "addr", "show", "dev", "egwx0", "scope", "link")
+            lls = re.findall(r"inet6 (fe80::[0-9a-f:]+)/", o)
+            c.check(lls == [ll.group(1)], "egwx0's only link-local address is edgegw's %s"
+                    % ll.group(1), repr(lls))
         # hostile frames from egwA
         script = c.path("hostile.py")
         with open(script, "w") as f:
