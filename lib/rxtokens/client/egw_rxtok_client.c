@@ -419,19 +419,16 @@ egw_rxtok_client_attach(const char *socket_path, const char *consumer, char *err
 	do {
 		len = send(cl->sock, &hello, sizeof(hello), MSG_NOSIGNAL);
 	} while (len < 0 && errno == EINTR);
+	memset(&w, 0, sizeof(w));
 	if (len != (ssize_t)sizeof(hello)) {
 		ret = len < 0 ? -errno : -EPROTO;
 		set_err(err, errlen, "sending the hello to %s: %s", socket_path, strerror(-ret));
 		/* a server that refuses a peer at once (its uid has no consumer)
 		 * writes its refusal and closes, maybe before the hello is sent:
-		 * the refusal is still queued, and it is the answer to report */
-		if (ret != -EPIPE && ret != -ECONNRESET)
-			goto fail;
-	}
-	memset(&w, 0, sizeof(w));
-	if (len != (ssize_t)sizeof(hello)) {
-		/* no refusal queued: the send's error stands */
-		if (recv_welcome(cl->sock, socket_path, &w, fds, &nfds, NULL, 0) < 0 ||
+		 * the refusal is still queued, and it is the answer to report;
+		 * without one the send's error stands */
+		if ((ret != -EPIPE && ret != -ECONNRESET) ||
+		    recv_welcome(cl->sock, socket_path, &w, fds, &nfds, NULL, 0) < 0 ||
 		    w.magic != EGW_RXTOK_HELLO_MAGIC || w.status >= 0)
 			goto fail;
 	} else {
