@@ -237,12 +237,9 @@ egw_exception_add(uint16_t port, const char *name, char *err, size_t errlen)
 				 nl_geterror(rc));
 			rc = -EIO;
 		}
-		rtnl_link_put(req);
-		req = rc == 0 ? rtnl_link_alloc() : NULL;
-		if (rc == 0 && req == NULL)
-			rc = -ENOMEM;
 	}
 	if (rc == 0) {
+		/* the same request again (the mode set once more: no change) */
 		rtnl_link_set_mtu(req, mtu);
 		rtnl_link_set_flags(req, IFF_UP);
 		rc = rtnl_link_change(exc_nl, cur, req, 0);
